@@ -1,0 +1,24 @@
+//===- Passes.h - the nvregalloc machine passes --------------------------===//
+#ifndef NVREGALLOC_PASSES_H
+#define NVREGALLOC_PASSES_H
+
+#include "nvregalloc.h"
+
+#include "llvm/Support/CommandLine.h"
+
+namespace nvregalloc {
+
+// Names for -run-pass, -print-after, statistics and remarks.
+inline constexpr const char CoalescePassArg[] = "nvregalloc-coalesce";
+inline constexpr const char ColorPassArg[] = "nvregalloc-color";
+
+// Pass IDs, for TargetPassConfig::insertPass.
+extern const void *const CoalescePassID;
+extern const void *const ColorPassID;
+
+// Read when the pipeline is built: replace-stock disables LLVM's coalescer.
+extern llvm::cl::opt<NvraCoalesceMode> CoalesceMode;
+
+} // namespace nvregalloc
+
+#endif

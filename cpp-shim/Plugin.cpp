@@ -1,0 +1,31 @@
+//===- Plugin.cpp - how libnvregalloc.so enters llc and clang -----------===//
+//
+// Loading the library (llc -load-pass-plugin, clang -fpass-plugin) constructs
+// the static callback below; LLVM calls it whenever a codegen pipeline is
+// built. For NVPTX targets only, it places both passes right after
+// StackSlotColoring, the first point where LiveIntervals is no longer alive and
+// frame indices can still be added before NVPTX's PrologEpilog pass.
+//
+// The plugin entry point llvmGetPassPluginInfo is exported by the Rust side
+// (src/plugin.rs): a cdylib exports only Rust's own symbols.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Passes.h"
+
+#include "llvm/CodeGen/Passes.h"
+#include "llvm/CodeGen/TargetPassConfig.h"
+#include "llvm/Target/RegisterTargetPassConfigCallback.h"
+#include "llvm/Target/TargetMachine.h"
+
+using namespace llvm;
+
+static RegisterTargetPassConfigCallback InsertNvregallocPasses(
+    [](TargetMachine &TM, PassManagerBase &, TargetPassConfig *Config) {
+      if (!TM.getTargetTriple().isNVPTX())
+        return;
+      if (nvregalloc::CoalesceMode == NVRA_COALESCE_REPLACE_STOCK)
+        Config->disablePass(&RegisterCoalescerID);
+      Config->insertPass(&StackSlotColoringID, nvregalloc::CoalescePassID);
+      Config->insertPass(&StackSlotColoringID, nvregalloc::ColorPassID);
+    });

@@ -1,0 +1,117 @@
+//===- RustBridge.cpp - one call into the Rust core for one function ----===//
+
+#include "RustBridge.h"
+#include "Flatten.h"
+
+#include "llvm/CodeGen/MachineBlockFrequencyInfo.h"
+#include "llvm/CodeGen/MachineFunction.h"
+#include "llvm/CodeGen/MachineFunctionPass.h"
+#include "llvm/CodeGen/MachineLoopInfo.h"
+#include "llvm/CodeGen/MachineOptimizationRemarkEmitter.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/LLVMContext.h"
+
+#include <memory>
+
+using namespace llvm;
+
+namespace nvregalloc {
+
+static cl::opt<unsigned, false, PositiveParser<unsigned>> K(
+    "nvregalloc-k",
+    cl::desc("Colors the conservative coalescing and Briggs tests assume (K)"),
+    cl::init(15));
+
+static cl::opt<bool> Verify(
+    "nvregalloc-verify",
+    cl::desc("Check every rewrite with the independent checker; a rejected "
+             "rewrite leaves the function unchanged"),
+    cl::init(true));
+
+static cl::opt<NvraFault> InjectFault(
+    "nvregalloc-inject-fault", cl::Hidden,
+    cl::desc("Test only: make the core misbehave on purpose"),
+    cl::init(NVRA_FAULT_NONE),
+    cl::values(clEnumValN(NVRA_FAULT_NONE, "none", "behave"),
+               clEnumValN(NVRA_FAULT_PANIC, "panic", "panic inside Rust"),
+               clEnumValN(NVRA_FAULT_MERGE_INTERFERING, "merge-interfering",
+                          "merge two interfering registers")));
+
+NvraOptions sharedOptions() {
+  NvraOptions O{};
+  O.abi_version = NVRA_ABI_VERSION;
+  O.sizeof_options = sizeof(NvraOptions);
+  O.k = K;
+  O.verify = Verify;
+  O.fault = InjectFault;
+  return O;
+}
+
+void addCorePassAnalyses(AnalysisUsage &AU) {
+  AU.addRequired<MachineLoopInfoWrapperPass>();
+  AU.addRequired<MachineBlockFrequencyInfoWrapperPass>();
+  AU.addRequired<MachineOptimizationRemarkEmitterPass>();
+  AU.setPreservesCFG();
+}
+
+namespace {
+/// Frees the core's result however the caller leaves.
+struct ResultDeleter {
+  void operator()(NvraResult *R) const { nvra_result_free(R); }
+};
+} // namespace
+
+bool runCorePass(MachineFunction &MF, MachineFunctionPass &P,
+                 const char *PassArg, NvraPass Which,
+                 const NvraOptions &Options) {
+  FlatFunction Flat(MF, P.getAnalysis<MachineLoopInfoWrapperPass>().getLI(),
+                    P.getAnalysis<MachineBlockFrequencyInfoWrapperPass>().getMBFI());
+  std::unique_ptr<NvraResult, ResultDeleter> Result(
+      nvra_run_pass(&Flat.abi(), &Options, Which));
+  LLVMContext &Ctx = MF.getFunction().getContext();
+
+  switch (Result->status) {
+  case NVRA_STATUS_OK:
+    break;
+  case NVRA_STATUS_ABI_MISMATCH:
+    Ctx.diagnose(DiagnosticInfoGeneric(
+        Twine(PassArg) + ": " + Result->message, DS_Error));
+    return false;
+  default:
+    Ctx.diagnose(DiagnosticInfoGeneric(
+        Twine(PassArg) + ": function '" + MF.getName() +
+            "' left unchanged: " + Result->message,
+        DS_Warning));
+    return false;
+  }
+
+  auto &ORE = P.getAnalysis<MachineOptimizationRemarkEmitterPass>().getORE();
+  const MachineBasicBlock &Entry = MF.front();
+  for (uint32_t I = 0; I != Result->num_kept_copies; ++I) {
+    const NvraKeptCopy &Kept = Result->kept_copies[I];
+    const MachineInstr *MI = Flat.instruction(Kept.inst);
+    ORE.emit([&] {
+      return MachineOptimizationRemarkMissed(PassArg, "CopyKept",
+                                             MI->getDebugLoc(), MI->getParent())
+             << "copy kept: " << Kept.reason;
+    });
+  }
+  ORE.emit([&] {
+    MachineOptimizationRemarkAnalysis R(PassArg, "Summary", DebugLoc(), &Entry);
+    R << "function " << MF.getName() << ":";
+    for (uint32_t I = 0; I != Result->num_stats; ++I)
+      R << " " << DiagnosticInfoOptimizationBase::Argument(Result->stats[I].name, Result->stats[I].value);
+    return R;
+  });
+
+  bool Changed = Flat.apply(*Result);
+  if (Changed)
+    ORE.emit([&] {
+      return MachineOptimizationRemark(PassArg, "Rewritten", DebugLoc(), &Entry)
+             << "rewrote function " << MF.getName();
+    });
+  return Changed;
+}
+
+} // namespace nvregalloc

@@ -1,0 +1,56 @@
+//===- RustBridge.h - one call into the Rust core for one function ------===//
+//
+// Every nvregalloc pass runs the same way: flatten the function, hand it to
+// the Rust core, report what came back (statistics, remarks, warnings) and
+// apply it. The passes differ only in which core pass they ask for and in
+// their options.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NVREGALLOC_RUSTBRIDGE_H
+#define NVREGALLOC_RUSTBRIDGE_H
+
+#include "nvregalloc.h"
+
+#include "llvm/Support/CommandLine.h"
+
+#include <string>
+
+namespace llvm {
+class AnalysisUsage;
+class MachineFunction;
+class MachineFunctionPass;
+} // namespace llvm
+
+namespace nvregalloc {
+
+/// Options shared by every pass (K, the checker, test-only fault injection)
+/// filled in; each pass then sets its own.
+NvraOptions sharedOptions();
+
+/// The analyses runCorePass reads; call from getAnalysisUsage.
+void addCorePassAnalyses(llvm::AnalysisUsage &AU);
+
+/// Runs core pass \p Which over \p MF on behalf of \p P (named \p PassArg for
+/// statistics and remarks). Returns true if the function changed.
+bool runCorePass(llvm::MachineFunction &MF, llvm::MachineFunctionPass &P,
+                 const char *PassArg, NvraPass Which,
+                 const NvraOptions &Options);
+
+/// A cl::opt parser that accepts only values greater than zero, so that
+/// `-nvregalloc-k=0` is an error at the command line, not a surprise later.
+template <typename T> class PositiveParser : public llvm::cl::parser<T> {
+public:
+  using llvm::cl::parser<T>::parser;
+  bool parse(llvm::cl::Option &O, llvm::StringRef ArgName, llvm::StringRef Arg,
+             T &Value) {
+    if (llvm::cl::parser<T>::parse(O, ArgName, Arg, Value))
+      return true;
+    if (!(Value > T(0)))
+      return O.error("'" + Arg + "' must be greater than zero");
+    return false;
+  }
+};
+
+} // namespace nvregalloc
+
+#endif

@@ -1,0 +1,268 @@
+//! The independent checker: proves that a rewrite (renames, deleted copies)
+//! makes every instruction of the original function read the value it read
+//! before.
+//!
+//! It shares no analysis with the passes it checks. It runs a forward
+//! dataflow over the original function, tracking for every location (a
+//! register of the rewritten function) which original vregs currently hold
+//! the value that is in it. An instruction that reads `v` is correct if the
+//! location `v` was renamed to holds `v`'s value on every path to it. At
+//! joins the sets intersect; the function's entry and blocks no path reaches
+//! start with every location holding all the vregs renamed to it (values read
+//! there without a def are undefined in the original too).
+//!
+//! To keep block states small it tracks only values its own liveness says
+//! may still be read.
+
+use std::collections::VecDeque;
+use std::fmt;
+
+use fixedbitset::FixedBitSet;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::function::{Block, Function, Inst, VReg};
+use crate::rewrite::Rewrite;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckError {
+    pub inst: Option<Inst>,
+    pub message: String,
+}
+
+impl fmt::Display for CheckError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.inst {
+            Some(i) => write!(f, "at instruction {}: {}", i.0, self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+fn error<T>(inst: Option<Inst>, message: String) -> Result<T, CheckError> {
+    Err(CheckError { inst, message })
+}
+
+/// Location -> the original vregs whose current value it holds.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct State {
+    holders: FxHashMap<VReg, FxHashSet<VReg>>,
+}
+
+impl State {
+    fn holds(&self, location: VReg, v: VReg) -> bool {
+        self.holders.get(&location).is_some_and(|s| s.contains(&v))
+    }
+
+    /// `v` was redefined: no location holds its value any more.
+    fn forget(&mut self, v: VReg) {
+        for set in self.holders.values_mut() {
+            set.remove(&v);
+        }
+    }
+
+    fn meet(&mut self, other: &State) {
+        self.holders
+            .retain(|location, set| match other.holders.get(location) {
+                Some(theirs) => {
+                    set.retain(|v| theirs.contains(v));
+                    !set.is_empty()
+                }
+                None => false,
+            });
+    }
+
+    fn keep_only(&mut self, live: &FixedBitSet) {
+        self.holders.retain(|_, set| {
+            set.retain(|v| live.contains(v.index()));
+            !set.is_empty()
+        });
+    }
+}
+
+pub fn check(original: &Function, rewrite: &Rewrite) -> Result<(), CheckError> {
+    check_rename_map(original, rewrite)?;
+    let deleted: FxHashSet<Inst> = rewrite.deleted.iter().copied().collect();
+    let live_in = live_in_sets(original);
+
+    let num_blocks = original.blocks.len();
+    let mut entry_state: Vec<Option<State>> = vec![None; num_blocks];
+    let mut exit_state: Vec<Option<State>> = vec![None; num_blocks];
+    let mut worklist: VecDeque<Block> = original.block_ids().collect();
+    let mut queued = vec![true; num_blocks];
+    while let Some(b) = worklist.pop_front() {
+        queued[b.index()] = false;
+        let preds = &original.block(b).preds;
+        let mut state = if b.index() == 0 || preds.is_empty() {
+            let mut s = State::default();
+            for v in live_in[b.index()].ones().map(VReg::new) {
+                s.holders.entry(rewrite.renamed(v)).or_default().insert(v);
+            }
+            s
+        } else {
+            let mut known = preds.iter().filter_map(|p| exit_state[p.index()].as_ref());
+            let Some(first) = known.next() else { continue };
+            let mut s = first.clone();
+            for other in known {
+                s.meet(other);
+            }
+            s
+        };
+        state.keep_only(&live_in[b.index()]);
+        if entry_state[b.index()].as_ref() == Some(&state) {
+            continue;
+        }
+        entry_state[b.index()] = Some(state.clone());
+        for i in original.block_insts(b) {
+            step(original, rewrite, &deleted, i, &mut state)?;
+        }
+        exit_state[b.index()] = Some(state);
+        for &s in &original.block(b).succs {
+            if !queued[s.index()] {
+                queued[s.index()] = true;
+                worklist.push_back(s);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_rename_map(f: &Function, rewrite: &Rewrite) -> Result<(), CheckError> {
+    if rewrite.rename.len() != f.num_vregs() {
+        return error(
+            None,
+            format!(
+                "rename map covers {} of {} vregs",
+                rewrite.rename.len(),
+                f.num_vregs()
+            ),
+        );
+    }
+    for (v, &to) in rewrite.rename.iter().enumerate() {
+        let from_class = f.vreg_class[v];
+        if to.index() >= f.num_vregs()
+            || (from_class.is_some() && f.vreg_class[to.index()] != from_class)
+        {
+            return error(
+                None,
+                format!("v{v} renamed to {to:?}, outside its register class"),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Applies one original instruction to the state, checking its reads.
+fn step(
+    f: &Function,
+    rewrite: &Rewrite,
+    deleted: &FxHashSet<Inst>,
+    i: Inst,
+    state: &mut State,
+) -> Result<(), CheckError> {
+    let data = f.inst(i);
+    let at = |v: VReg| rewrite.renamed(v);
+
+    if deleted.contains(&i) {
+        let is_copy = data.kind == crate::function::InstKind::Copy;
+        let (dst, src) = match data.operands.as_slice() {
+            [d, s] if is_copy && d.is_def() && s.reads() => (d.vreg, s.vreg),
+            _ => {
+                return error(
+                    Some(i),
+                    "deleted an instruction that is not a plain copy".into(),
+                )
+            }
+        };
+        if at(dst) != at(src) {
+            return error(
+                Some(i),
+                format!("deleted copy {dst:?} <- {src:?} joins two different registers"),
+            );
+        }
+        let had_source = state.holds(at(src), src);
+        state.forget(dst);
+        if had_source {
+            state.holders.entry(at(dst)).or_default().insert(dst);
+        }
+        return Ok(());
+    }
+
+    for o in data.operands.iter().filter(|o| o.reads()) {
+        if !state.holds(at(o.vreg), o.vreg) {
+            return error(
+                Some(i),
+                format!(
+                    "reads {:?} from {:?}, which may not hold its value there",
+                    o.vreg,
+                    at(o.vreg)
+                ),
+            );
+        }
+    }
+
+    let defs: Vec<VReg> = data
+        .operands
+        .iter()
+        .filter(|o| o.is_def())
+        .map(|o| o.vreg)
+        .collect();
+    let mut writer: FxHashMap<VReg, VReg> = FxHashMap::default();
+    for &d in &defs {
+        if *writer.entry(at(d)).or_insert(d) != d {
+            return error(Some(i), format!("writes two values into {:?}", at(d)));
+        }
+    }
+    // A copy's destination holds what its source held; any other def holds a
+    // fresh value.
+    let copied = match (data.kind, data.operands.as_slice()) {
+        (crate::function::InstKind::Copy, [d, s]) if d.is_def() && s.reads() => {
+            state.holders.get(&at(s.vreg)).cloned()
+        }
+        _ => None,
+    };
+    for &d in &defs {
+        state.forget(d);
+    }
+    for &d in &defs {
+        let mut set = copied.clone().unwrap_or_default();
+        for v in &defs {
+            set.remove(v);
+        }
+        set.insert(d);
+        state.holders.insert(at(d), set);
+    }
+    Ok(())
+}
+
+/// The checker's own liveness: plain round-robin iteration to a fixpoint.
+fn live_in_sets(f: &Function) -> Vec<FixedBitSet> {
+    let n = f.num_vregs();
+    let mut live_in = vec![FixedBitSet::with_capacity(n); f.blocks.len()];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in f.block_ids().rev() {
+            let mut live = FixedBitSet::with_capacity(n);
+            for s in &f.block(b).succs {
+                live.union_with(&live_in[s.index()]);
+            }
+            for i in f.block_insts(b).rev() {
+                for o in &f.inst(i).operands {
+                    if o.is_def() {
+                        live.set(o.vreg.index(), false);
+                    }
+                }
+                for o in &f.inst(i).operands {
+                    if o.reads() {
+                        live.insert(o.vreg.index());
+                    }
+                }
+            }
+            if live != live_in[b.index()] {
+                live_in[b.index()] = live;
+                changed = true;
+            }
+        }
+    }
+    live_in
+}

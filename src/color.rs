@@ -1,0 +1,433 @@
+//! Briggs optimistic coloring with copy-aware color choice.
+//!
+//! Simplify takes nodes off an indexed max-heap whose priority is infinite
+//! for Briggs-safe nodes (fewer than K high-degree neighbours) and
+//! `spill_cost / (degree * factor)` otherwise; ties go to the lower degree,
+//! then the lower vreg number. Move-related nodes that are not yet safe wait
+//! in a FIFO freeze list; the rest wait in the spill list, from which the node
+//! with the lowest `cost / (degree * factor)` is removed when nothing else can
+//! be. Select then pops the stack and gives each node the color of a colored
+//! copy partner if that color is free, else the lowest free color.
+//!
+//! With an unbounded palette (rename mode) every node gets a color; with a
+//! palette of N colors a node left without one is an actual spill.
+
+use std::cmp::Ordering;
+use std::collections::VecDeque;
+
+use priority_queue::PriorityQueue;
+use rustc_hash::FxBuildHasher;
+
+use crate::function::{Function, RegClass, VReg};
+use crate::interference::InterferenceGraph;
+use crate::options::Options;
+
+type Heap<K> = PriorityQueue<VReg, K, FxBuildHasher>;
+
+/// Simplify order: the greatest key is removed first.
+#[derive(Clone, Copy, Debug)]
+struct SimplifyKey {
+    priority: f64,
+    degree: u32,
+    vreg: VReg,
+}
+
+impl Ord for SimplifyKey {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.priority
+            .total_cmp(&other.priority)
+            .then_with(|| other.degree.cmp(&self.degree))
+            .then_with(|| other.vreg.cmp(&self.vreg))
+    }
+}
+impl PartialOrd for SimplifyKey {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl PartialEq for SimplifyKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for SimplifyKey {}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Place {
+    NotANode,
+    Simplify,
+    Freeze,
+    Spill,
+    Removed,
+}
+
+/// The outcome of coloring: a color per node (`None`: not a node, or an
+/// actual spill under a bounded palette) and the spill candidates pushed
+/// optimistically.
+pub struct Coloring {
+    pub color: Vec<Option<u32>>,
+    pub spilled: Vec<VReg>,
+    /// Spill candidates that were removed optimistically.
+    pub optimistic: usize,
+}
+
+pub struct Briggs<'a> {
+    graph: &'a InterferenceGraph,
+    options: &'a Options,
+    cost: &'a [f64],
+    degree: Vec<u32>,
+    place: Vec<Place>,
+    /// Copy partners that can still share a color (not frozen).
+    partners: Vec<Vec<VReg>>,
+    /// Every copy partner, frozen or not: select still prefers a partner's
+    /// color when it is free, since that deletes the copy.
+    copy_partners: Vec<Vec<VReg>>,
+    simplify: Heap<SimplifyKey>,
+    freeze: VecDeque<VReg>,
+    spill: Heap<SimplifyKey>,
+    stack: Vec<VReg>,
+}
+
+impl<'a> Briggs<'a> {
+    /// `nodes` are the vregs to color; `copies` the (dst, src) pairs whose
+    /// registers would like one color.
+    pub fn new(
+        graph: &'a InterferenceGraph,
+        options: &'a Options,
+        cost: &'a [f64],
+        nodes: &[VReg],
+        copies: &[(VReg, VReg)],
+    ) -> Self {
+        let n = cost.len();
+        let mut place = vec![Place::NotANode; n];
+        let mut degree = vec![0; n];
+        for &v in nodes {
+            place[v.index()] = Place::Removed; // not yet placed
+        }
+        for &v in nodes {
+            degree[v.index()] = graph
+                .neighbors(v)
+                .filter(|w| place[w.index()] != Place::NotANode)
+                .count() as u32;
+        }
+        let mut partners = vec![Vec::new(); n];
+        for &(d, s) in copies {
+            let both_nodes =
+                place[d.index()] != Place::NotANode && place[s.index()] != Place::NotANode;
+            if d != s && both_nodes && !graph.interferes(d, s) && !partners[d.index()].contains(&s)
+            {
+                partners[d.index()].push(s);
+                partners[s.index()].push(d);
+            }
+        }
+        let mut briggs = Self {
+            graph,
+            options,
+            cost,
+            degree,
+            place,
+            copy_partners: partners.clone(),
+            partners,
+            simplify: Heap::default(),
+            freeze: VecDeque::new(),
+            spill: Heap::default(),
+            stack: Vec::with_capacity(nodes.len()),
+        };
+        for &v in nodes {
+            briggs.place_node(v);
+        }
+        briggs
+    }
+
+    fn is_high(&self, v: VReg) -> bool {
+        self.options.is_high_degree(self.degree[v.index()] as usize)
+    }
+
+    fn in_graph(&self, v: VReg) -> bool {
+        matches!(
+            self.place[v.index()],
+            Place::Simplify | Place::Freeze | Place::Spill
+        )
+    }
+
+    /// Fewer than K neighbours still in the graph are high-degree.
+    fn briggs_safe(&self, v: VReg) -> bool {
+        let k = self.options.k as usize;
+        if (self.degree[v.index()] as usize) < k {
+            return true;
+        }
+        self.graph
+            .neighbors(v)
+            .filter(|&w| self.in_graph(w) && self.is_high(w))
+            .take(k)
+            .count()
+            < k
+    }
+
+    fn key(&self, v: VReg, safe: bool) -> SimplifyKey {
+        let degree = self.degree[v.index()];
+        let priority = if safe {
+            f64::INFINITY
+        } else {
+            self.cost[v.index()]
+                / (f64::from(degree) * self.options.coalesce_factor).max(f64::MIN_POSITIVE)
+        };
+        SimplifyKey {
+            priority,
+            degree,
+            vreg: v,
+        }
+    }
+
+    /// Spill order: the greatest key has the lowest cost per (effective) degree.
+    fn spill_key(&self, v: VReg) -> SimplifyKey {
+        let mut key = self.key(v, false);
+        key.priority = -key.priority;
+        key
+    }
+
+    fn move_related(&self, v: VReg) -> bool {
+        !self.partners[v.index()].is_empty()
+    }
+
+    fn place_node(&mut self, v: VReg) {
+        if self.briggs_safe(v) {
+            self.place[v.index()] = Place::Simplify;
+            self.simplify.push(v, self.key(v, true));
+        } else if self.move_related(v) {
+            self.place[v.index()] = Place::Freeze;
+            self.freeze.push_back(v);
+        } else {
+            self.place[v.index()] = Place::Spill;
+            self.spill.push(v, self.spill_key(v));
+        }
+    }
+
+    /// A neighbour lost an edge: update its key, or promote it to simplify.
+    fn reconsider(&mut self, w: VReg) {
+        match self.place[w.index()] {
+            Place::Simplify => {
+                let key = self.key(w, self.briggs_safe(w));
+                self.simplify.change_priority(&w, key);
+            }
+            Place::Freeze | Place::Spill if self.briggs_safe(w) => {
+                if self.place[w.index()] == Place::Spill {
+                    self.spill.remove(&w);
+                } // a stale freeze entry is skipped when dequeued
+                self.place[w.index()] = Place::Simplify;
+                self.simplify.push(w, self.key(w, true));
+            }
+            Place::Spill => {
+                let key = self.spill_key(w);
+                self.spill.change_priority(&w, key);
+            }
+            _ => {}
+        }
+    }
+
+    fn remove(&mut self, v: VReg) {
+        self.place[v.index()] = Place::Removed;
+        self.stack.push(v);
+        let graph = self.graph;
+        for w in graph.neighbors(v) {
+            if self.in_graph(w) {
+                self.degree[w.index()] -= 1;
+                self.reconsider(w);
+            }
+        }
+    }
+
+    /// Gives up on sharing a color between `v` and its copy partners.
+    fn freeze_moves(&mut self, v: VReg) {
+        for p in std::mem::take(&mut self.partners[v.index()]) {
+            self.partners[p.index()].retain(|&q| q != v);
+            if self.place[p.index()] == Place::Freeze && !self.move_related(p) {
+                self.place[p.index()] = Place::Spill;
+                self.spill.push(p, self.spill_key(p));
+            }
+        }
+    }
+
+    /// Runs simplify/freeze/spill to an empty graph, then select.
+    /// `palette`: colors per class, `None` for unbounded.
+    pub fn run(mut self, palette: Option<u32>) -> Coloring {
+        let mut optimistic = Vec::new();
+        loop {
+            if let Some((v, _)) = self.simplify.pop() {
+                self.remove(v);
+            } else if let Some(v) = self.freeze.pop_front() {
+                if self.place[v.index()] != Place::Freeze {
+                    continue;
+                }
+                self.freeze_moves(v);
+                if (self.degree[v.index()] as usize) < self.options.k as usize {
+                    self.place[v.index()] = Place::Simplify;
+                    self.simplify.push(v, self.key(v, true));
+                } else {
+                    self.place[v.index()] = Place::Spill;
+                    self.spill.push(v, self.spill_key(v));
+                }
+            } else if let Some((v, _)) = self.spill.pop() {
+                optimistic.push(v);
+                self.freeze_moves(v);
+                self.remove(v);
+            } else {
+                break;
+            }
+        }
+        self.select(palette, optimistic.len())
+    }
+
+    fn select(self, palette: Option<u32>, optimistic: usize) -> Coloring {
+        let mut color: Vec<Option<u32>> = vec![None; self.cost.len()];
+        let mut spilled = Vec::new();
+        let mut taken: Vec<bool> = Vec::new();
+        for &v in self.stack.iter().rev() {
+            taken.clear();
+            for w in self.graph.neighbors(v) {
+                if let Some(c) = color[w.index()] {
+                    let c = c as usize;
+                    if taken.len() <= c {
+                        taken.resize(c + 1, false);
+                    }
+                    taken[c] = true;
+                }
+            }
+            let free = |c: u32| !taken.get(c as usize).copied().unwrap_or(false);
+            let fits = |c: u32| palette.is_none_or(|n| c < n);
+            let biased = self.copy_partners[v.index()]
+                .iter()
+                .filter_map(|p| color[p.index()])
+                .find(|&c| free(c) && fits(c));
+            let chosen = biased.or_else(|| (0..).find(|&c| free(c)).filter(|&c| fits(c)));
+            match chosen {
+                Some(c) => color[v.index()] = Some(c),
+                None => spilled.push(v),
+            }
+        }
+        Coloring {
+            color,
+            spilled,
+            optimistic,
+        }
+    }
+}
+
+/// The vregs a function references, by class.
+pub fn referenced_vregs(f: &Function) -> Vec<VReg> {
+    let mut seen = vec![false; f.num_vregs()];
+    for data in &f.insts {
+        for o in &data.operands {
+            seen[o.vreg.index()] = true;
+        }
+    }
+    seen.iter()
+        .enumerate()
+        .filter(|&(v, &s)| s && f.vreg_class[v].is_some())
+        .map(|(v, _)| VReg::new(v))
+        .collect()
+}
+
+/// Colors used per class.
+pub fn colors_per_class(f: &Function, coloring: &Coloring) -> Vec<u32> {
+    let mut used = vec![0u32; f.class_names.len()];
+    for (v, c) in coloring.color.iter().enumerate() {
+        if let (Some(c), Some(class)) = (c, f.vreg_class[v]) {
+            used[class.index()] = used[class.index()].max(c + 1);
+        }
+    }
+    used
+}
+
+/// One vreg per (class, color): the lowest-numbered vreg with that color.
+pub fn color_representatives(f: &Function, coloring: &Coloring) -> Vec<VReg> {
+    let mut rep: rustc_hash::FxHashMap<(RegClass, u32), VReg> = Default::default();
+    let mut rename: Vec<VReg> = (0..f.num_vregs()).map(VReg::new).collect();
+    for (v, c) in coloring.color.iter().enumerate() {
+        if let (Some(c), Some(class)) = (*c, f.vreg_class[v]) {
+            rename[v] = *rep.entry((class, c)).or_insert(VReg::new(v));
+        }
+    }
+    rename
+}
+
+/// Static statistic names for the classes LLVM 22's NVPTX backend has.
+fn class_stat(prefix: &str, class: &str) -> Option<&'static std::ffi::CStr> {
+    Some(match (prefix, class) {
+        ("colors", "B1") => c"colors-B1",
+        ("colors", "B16") => c"colors-B16",
+        ("colors", "B32") => c"colors-B32",
+        ("colors", "B64") => c"colors-B64",
+        ("max-live", "B1") => c"max-live-B1",
+        ("max-live", "B16") => c"max-live-B16",
+        ("max-live", "B32") => c"max-live-B32",
+        ("max-live", "B64") => c"max-live-B64",
+        _ => return None,
+    })
+}
+
+/// The rename-mode pass: every color becomes one register.
+pub fn color(f: &Function, options: &Options) -> crate::rewrite::PassOutcome {
+    use crate::rewrite::{PassOutcome, Rewrite, Stat};
+    let liveness = crate::liveness::Liveness::compute(f);
+    let graph = InterferenceGraph::build(f, &liveness);
+    let cost = crate::spill_cost::spill_costs(f, crate::spill_cost::L1_LATENCY);
+    let nodes = referenced_vregs(f);
+    let copies: Vec<(VReg, VReg)> = (0..f.insts.len())
+        .filter_map(|i| f.copy_pair(crate::function::Inst::new(i)))
+        .collect();
+    let coloring = Briggs::new(&graph, options, &cost, &nodes, &copies).run(None);
+
+    let mut rewrite = Rewrite {
+        rename: color_representatives(f, &coloring),
+        deleted: Vec::new(),
+    };
+    rewrite.deleted = crate::coalesce::deletable_copies(f, &rewrite);
+
+    let colors = colors_per_class(f, &coloring);
+    let mut stats = vec![
+        Stat {
+            name: c"vregs-before",
+            value: nodes.len() as u64,
+        },
+        Stat {
+            name: c"vregs-after",
+            value: colors.iter().map(|&c| u64::from(c)).sum(),
+        },
+        Stat {
+            name: c"max-live",
+            value: graph.max_live.iter().map(|&m| u64::from(m)).sum(),
+        },
+        Stat {
+            name: c"copies-deleted",
+            value: rewrite.deleted.len() as u64,
+        },
+        Stat {
+            name: c"classes-above-max-live",
+            value: colors
+                .iter()
+                .zip(&graph.max_live)
+                .filter(|(c, m)| c > m)
+                .count() as u64,
+        },
+    ];
+    for (class, name) in f.class_names.iter().enumerate() {
+        let class = RegClass::new(class);
+        for (prefix, value) in [
+            ("colors", colors[class.index()]),
+            ("max-live", graph.max_live_of(class)),
+        ] {
+            if let Some(stat) = class_stat(prefix, name) {
+                stats.push(Stat {
+                    name: stat,
+                    value: u64::from(value),
+                });
+            }
+        }
+    }
+    PassOutcome {
+        rewrite,
+        stats,
+        kept_copies: Vec::new(),
+    }
+}

@@ -1,0 +1,114 @@
+//! One pass over one function: refuse what the passes do not support, run
+//! the pass, and let nothing through that the checker has not approved.
+
+use crate::checker;
+use crate::function::{Function, InstFlags, InstKind, OperandFlags, VReg};
+use crate::options::{CoalesceMode, ColorMode, Fault, Options};
+use crate::rewrite::{PassOutcome, Rewrite};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pass {
+    Coalesce,
+    Color,
+}
+
+#[derive(Debug)]
+pub enum Verdict {
+    /// Apply this outcome (its rewrite may be the identity).
+    Apply(PassOutcome),
+    /// The function is left as it is, for this reason.
+    Unsupported(String),
+    /// The checker refused the pass's rewrite; the function is left as it is.
+    Rejected(String),
+}
+
+/// Why the passes refuse `f`, if they do.
+pub fn unsupported_reason(f: &Function) -> Option<String> {
+    for data in &f.insts {
+        if data.flags.contains(InstFlags::INLINE_ASM) {
+            return Some("inline assembly".into());
+        }
+        if data.flags.contains(InstFlags::PHYS_REG) {
+            return Some("a non-reserved physical register".into());
+        }
+        if data.kind == InstKind::Phi {
+            return Some("PHI instructions (the passes run after PHI elimination)".into());
+        }
+        for o in &data.operands {
+            if o.flags.contains(OperandFlags::SUBREG) {
+                return Some("a sub-register operand".into());
+            }
+            match f.class_of(o.vreg) {
+                None => return Some(format!("{:?} has no register class", o.vreg)),
+                Some(c) if f.class_name(c) == "B128" => {
+                    return Some("128-bit registers (B128)".into())
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    None
+}
+
+pub fn run(f: &Function, options: &Options, pass: Pass) -> Verdict {
+    if let Some(reason) = unsupported_reason(f) {
+        return Verdict::Unsupported(reason);
+    }
+    if options.fault == Fault::Panic {
+        panic!("injected fault: panic while running {pass:?} on {}", f.name);
+    }
+    let (off, analyze) = match pass {
+        Pass::Coalesce => (
+            options.coalesce_mode == CoalesceMode::Off,
+            options.coalesce_mode == CoalesceMode::Analyze,
+        ),
+        Pass::Color => (
+            options.color_mode == ColorMode::Off,
+            options.color_mode == ColorMode::Analyze,
+        ),
+    };
+    if off {
+        return Verdict::Apply(PassOutcome {
+            rewrite: Rewrite::identity(f.num_vregs()),
+            stats: Vec::new(),
+            kept_copies: Vec::new(),
+        });
+    }
+    let mut outcome = match pass {
+        Pass::Coalesce => crate::coalesce::coalesce(f, options),
+        Pass::Color => crate::color::color(f, options),
+    };
+    if analyze {
+        outcome.rewrite = Rewrite::identity(f.num_vregs());
+    }
+    if options.fault == Fault::MergeInterfering {
+        merge_two_interfering(f, &mut outcome.rewrite);
+    }
+    if options.verify && !outcome.rewrite.is_identity() {
+        if let Err(error) = checker::check(f, &outcome.rewrite) {
+            return Verdict::Rejected(format!("the checker rejected the rewrite: {error}"));
+        }
+    }
+    Verdict::Apply(outcome)
+}
+
+/// The injected miscompile: give a register and one it interferes with (whose
+/// value is read while the first is written) the same name.
+fn merge_two_interfering(f: &Function, rewrite: &mut Rewrite) {
+    let liveness = crate::liveness::Liveness::compute(f);
+    let graph = crate::interference::InterferenceGraph::build(f, &liveness);
+    let pair = (0..f.num_vregs()).map(VReg::new).find_map(|v| {
+        graph
+            .neighbors(v)
+            .find(|&w| rewrite.renamed(v) != rewrite.renamed(w))
+            .map(|w| (rewrite.renamed(v), rewrite.renamed(w)))
+    });
+    if let Some((keep, gone)) = pair {
+        for target in &mut rewrite.rename {
+            if *target == gone {
+                *target = keep;
+            }
+        }
+        rewrite.deleted = crate::coalesce::deletable_copies(f, rewrite);
+    }
+}

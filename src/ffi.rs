@@ -1,0 +1,347 @@
+//! The C ABI entry points the shim calls. Nothing here decides anything: it
+//! copies the shim's arrays into a `Function`, runs the driver, and hands the
+//! verdict back in C layout. A panic anywhere below is caught here and becomes
+//! `NVRA_STATUS_PANIC`, so it never unwinds into LLVM.
+
+use std::cell::RefCell;
+use std::ffi::{c_char, CStr, CString};
+use std::panic::{self, AssertUnwindSafe};
+use std::slice;
+use std::sync::Once;
+
+use crate::abi::*;
+use crate::driver::{self, Pass, Verdict};
+use crate::function::{
+    Block, BlockData, Function, InstData, InstFlags, InstKind, Operand, OperandFlags, RegClass,
+    VReg,
+};
+use crate::options::{CoalesceMode, ColorMode, Fault, Options};
+use crate::rewrite::PassOutcome;
+
+/// A result and everything it points to. `raw` comes first so that the
+/// pointer handed to C can be turned back into the whole allocation.
+#[repr(C)]
+struct OwnedResult {
+    raw: NvraResult,
+    message: CString,
+    rename: Vec<u32>,
+    deleted: Vec<u32>,
+    stats: Vec<NvraStat>,
+    kept: Vec<NvraKeptCopy>,
+}
+
+impl OwnedResult {
+    fn new(status: NvraStatus, message: String, outcome: Option<PassOutcome>) -> Box<Self> {
+        let message = CString::new(message.replace('\0', " ")).expect("no NUL left");
+        let mut owned = Box::new(Self {
+            raw: NvraResult::default(),
+            message,
+            rename: Vec::new(),
+            deleted: Vec::new(),
+            stats: Vec::new(),
+            kept: Vec::new(),
+        });
+        if let Some(outcome) = outcome {
+            owned.rename = outcome.rewrite.rename.iter().map(|v| v.0).collect();
+            owned.deleted = outcome.rewrite.deleted.iter().map(|i| i.0).collect();
+            owned.stats = outcome
+                .stats
+                .iter()
+                .map(|s| NvraStat {
+                    name: s.name.as_ptr(),
+                    value: s.value,
+                })
+                .collect();
+            owned.kept = outcome
+                .kept_copies
+                .iter()
+                .map(|k| NvraKeptCopy {
+                    inst: k.inst.0,
+                    reserved: 0,
+                    reason: k.reason.as_ptr(),
+                })
+                .collect();
+        }
+        owned.raw = NvraResult {
+            abi_version: NVRA_ABI_VERSION,
+            status,
+            message: owned.message.as_ptr(),
+            rename: owned.rename.as_ptr(),
+            num_rename: owned.rename.len() as u32,
+            deleted_insts: owned.deleted.as_ptr(),
+            num_deleted: owned.deleted.len() as u32,
+            stats: owned.stats.as_ptr(),
+            num_stats: owned.stats.len() as u32,
+            kept_copies: owned.kept.as_ptr(),
+            num_kept_copies: owned.kept.len() as u32,
+        };
+        owned
+    }
+}
+
+/// # Safety
+/// `fn_` and `options` must point to valid structures laid out as in
+/// nvregalloc.h, whose arrays hold the counts they state.
+#[no_mangle]
+pub unsafe extern "C" fn nvra_run_pass(
+    fn_: *const NvraFunction,
+    options: *const NvraOptions,
+    pass: u32,
+) -> *mut NvraResult {
+    init_logging();
+    let outcome = panic::catch_unwind(AssertUnwindSafe(|| run(fn_, options, pass)));
+    let owned = match outcome {
+        Ok(owned) => owned,
+        Err(payload) => {
+            let what = LAST_PANIC
+                .with(|p| p.borrow_mut().take())
+                .unwrap_or_else(|| panic_text(&payload));
+            OwnedResult::new(
+                NVRA_STATUS_PANIC,
+                format!("internal error in the Rust core: {what}"),
+                None,
+            )
+        }
+    };
+    Box::into_raw(owned).cast()
+}
+
+/// # Safety
+/// `result` must come from `nvra_run_pass` and not have been freed.
+#[no_mangle]
+pub unsafe extern "C" fn nvra_result_free(result: *mut NvraResult) {
+    if !result.is_null() {
+        drop(Box::from_raw(result.cast::<OwnedResult>()));
+    }
+}
+
+unsafe fn run(
+    fn_: *const NvraFunction,
+    options: *const NvraOptions,
+    pass: u32,
+) -> Box<OwnedResult> {
+    let (raw, raw_options) = (&*fn_, &*options);
+    if let Err(why) = check_abi(raw, raw_options) {
+        return OwnedResult::new(NVRA_STATUS_ABI_MISMATCH, why, None);
+    }
+    let f = function_from_abi(raw);
+    let options = options_from_abi(raw_options);
+    let pass = if pass == NVRA_PASS_COLOR {
+        Pass::Color
+    } else {
+        Pass::Coalesce
+    };
+    let _span = tracing::debug_span!("nvregalloc", function = %f.name, ?pass).entered();
+    match driver::run(&f, &options, pass) {
+        Verdict::Apply(outcome) => OwnedResult::new(NVRA_STATUS_OK, String::new(), Some(outcome)),
+        Verdict::Unsupported(why) => OwnedResult::new(NVRA_STATUS_UNSUPPORTED, why, None),
+        Verdict::Rejected(why) => OwnedResult::new(NVRA_STATUS_REJECTED, why, None),
+    }
+}
+
+fn check_abi(f: &NvraFunction, o: &NvraOptions) -> Result<(), String> {
+    let expected = [
+        (
+            "NvraFunction",
+            f.sizeof_function as usize,
+            size_of::<NvraFunction>(),
+        ),
+        ("NvraBlock", f.sizeof_block as usize, size_of::<NvraBlock>()),
+        ("NvraInst", f.sizeof_inst as usize, size_of::<NvraInst>()),
+        (
+            "NvraOperand",
+            f.sizeof_operand as usize,
+            size_of::<NvraOperand>(),
+        ),
+        (
+            "NvraOptions",
+            o.sizeof_options as usize,
+            size_of::<NvraOptions>(),
+        ),
+    ];
+    if f.abi_version != NVRA_ABI_VERSION || o.abi_version != NVRA_ABI_VERSION {
+        return Err(format!(
+            "ABI version mismatch: the shim speaks {} (options {}), the Rust core {}; rebuild the plugin",
+            f.abi_version, o.abi_version, NVRA_ABI_VERSION
+        ));
+    }
+    for (name, theirs, ours) in expected {
+        if theirs != ours {
+            return Err(format!(
+                "ABI mismatch: {name} is {theirs} bytes in the shim, {ours} in the Rust core"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// # Safety
+/// As `nvra_run_pass`.
+unsafe fn array<'a, T>(ptr: *const T, len: u32) -> &'a [T] {
+    if len == 0 {
+        &[]
+    } else {
+        slice::from_raw_parts(ptr, len as usize)
+    }
+}
+
+unsafe fn c_string(ptr: *const c_char) -> String {
+    if ptr.is_null() {
+        String::new()
+    } else {
+        CStr::from_ptr(ptr).to_string_lossy().into_owned()
+    }
+}
+
+unsafe fn function_from_abi(raw: &NvraFunction) -> Function {
+    let succs = array(
+        raw.succs,
+        u32::MAX.min(total(array(raw.blocks, raw.num_blocks), |b| {
+            b.first_succ + b.num_succs
+        })),
+    );
+    let preds = array(
+        raw.preds,
+        total(array(raw.blocks, raw.num_blocks), |b| {
+            b.first_pred + b.num_preds
+        }),
+    );
+    let operands = array(raw.operands, raw.num_operands);
+    let blocks = array(raw.blocks, raw.num_blocks)
+        .iter()
+        .map(|b| {
+            let edges = |list: &[u32], first: u32, n: u32| {
+                list[first as usize..(first + n) as usize]
+                    .iter()
+                    .map(|&x| Block(x))
+                    .collect()
+            };
+            BlockData {
+                first_inst: b.first_inst,
+                num_insts: b.num_insts,
+                succs: edges(succs, b.first_succ, b.num_succs),
+                preds: edges(preds, b.first_pred, b.num_preds),
+                loop_depth: b.loop_depth,
+                frequency: b.frequency,
+            }
+        })
+        .collect();
+    let insts = array(raw.insts, raw.num_insts)
+        .iter()
+        .map(|i| InstData {
+            kind: match i.kind {
+                NVRA_INST_COPY => InstKind::Copy,
+                NVRA_INST_MOVE_IMM => InstKind::MoveImm,
+                NVRA_INST_CALL => InstKind::Call,
+                NVRA_INST_TERMINATOR => InstKind::Terminator,
+                NVRA_INST_PHI => InstKind::Phi,
+                NVRA_INST_IMPLICIT_DEF => InstKind::ImplicitDef,
+                _ => InstKind::Other,
+            },
+            flags: InstFlags::from_bits_truncate(i.flags),
+            opcode: i.opcode,
+            operands: operands
+                [i.first_operand as usize..(i.first_operand + i.num_operands) as usize]
+                .iter()
+                .map(|o| Operand {
+                    vreg: VReg(o.vreg),
+                    flags: OperandFlags::from_bits_truncate(o.flags),
+                    tied_to: (o.tied_to != NVRA_NONE).then_some(o.tied_to),
+                })
+                .collect(),
+        })
+        .collect();
+    let class_names = array(raw.class_names, raw.num_classes)
+        .iter()
+        .map(|&p| c_string(p))
+        .collect();
+    let vreg_class = array(raw.vreg_class, raw.num_vregs)
+        .iter()
+        .map(|&c| (c != NVRA_NONE).then_some(RegClass(c)))
+        .collect();
+    Function {
+        name: c_string(raw.name),
+        blocks,
+        insts,
+        vreg_class,
+        class_names,
+    }
+}
+
+fn total(blocks: &[NvraBlock], end: impl Fn(&NvraBlock) -> u32) -> u32 {
+    blocks.iter().map(end).max().unwrap_or(0)
+}
+
+fn options_from_abi(raw: &NvraOptions) -> Options {
+    let limit = |n: u64| (n != 0).then_some(n);
+    Options {
+        k: raw.k,
+        coalesce_factor: raw.coalesce_factor,
+        coalesce_mode: match raw.coalesce_mode {
+            NVRA_COALESCE_OFF => CoalesceMode::Off,
+            NVRA_COALESCE_REPLACE_STOCK => CoalesceMode::ReplaceStock,
+            NVRA_COALESCE_ANALYZE => CoalesceMode::Analyze,
+            _ => CoalesceMode::AfterStock,
+        },
+        color_mode: match raw.color_mode {
+            NVRA_COLOR_OFF => ColorMode::Off,
+            NVRA_COLOR_ANALYZE => ColorMode::Analyze,
+            _ => ColorMode::Rename,
+        },
+        block_freq_bias: raw.block_freq_bias != 0,
+        verify: raw.verify != 0,
+        fault: match raw.fault {
+            NVRA_FAULT_PANIC => Fault::Panic,
+            NVRA_FAULT_MERGE_INTERFERING => Fault::MergeInterfering,
+            _ => Fault::None,
+        },
+        copy_limit: limit(raw.copy_limit),
+        coalesce_limit: limit(raw.coalesce_limit),
+    }
+}
+
+thread_local! {
+    /// The message of the last panic on this thread, for the warning.
+    static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+fn panic_text(payload: &Box<dyn std::any::Any + Send>) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_owned())
+}
+
+/// Installs, once: the `tracing` subscriber (`NVREGALLOC_LOG=debug` turns it
+/// on), and a panic hook that records the message for the one warning the shim
+/// prints instead of Rust's own report.
+fn init_logging() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        if let Ok(filter) = std::env::var("NVREGALLOC_LOG") {
+            let _ = tracing_subscriber::fmt()
+                .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+                .with_writer(std::io::stderr)
+                .without_time()
+                .try_init();
+        }
+        let previous = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            let location = info
+                .location()
+                .map(|l| format!(" at {}:{}", l.file(), l.line()))
+                .unwrap_or_default();
+            let message = info
+                .payload()
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| info.payload().downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_owned());
+            LAST_PANIC.with(|p| *p.borrow_mut() = Some(format!("{message}{location}")));
+            if std::env::var_os("NVREGALLOC_LOG").is_some() {
+                previous(info);
+            }
+        }));
+    });
+}

@@ -1,0 +1,281 @@
+//! The function abstraction every phase works on: blocks in layout order,
+//! instructions with their virtual-register operands, and register classes.
+//! It is an owned copy of what the shim flattened (see `ffi`), so the core and
+//! its tests never touch LLVM.
+
+use std::fmt;
+
+macro_rules! index_type {
+    ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+        pub struct $name(pub u32);
+
+        impl $name {
+            pub fn new(index: usize) -> Self {
+                Self(u32::try_from(index).expect(concat!(stringify!($name), " index fits u32")))
+            }
+            pub fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+
+        impl fmt::Debug for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, concat!($prefix, "{}"), self.0)
+            }
+        }
+    };
+}
+
+index_type!(
+    /// A basic block, by position in layout order.
+    Block, "bb"
+);
+index_type!(
+    /// An instruction, by position in the function (debug instructions excluded).
+    Inst, "i"
+);
+index_type!(
+    /// A virtual register, by LLVM's virtual register index.
+    VReg, "v"
+);
+index_type!(
+    /// A register class, by index into `Function::class_names`.
+    RegClass, "rc"
+);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InstKind {
+    Other,
+    /// COPY or a target register-to-register move.
+    Copy,
+    MoveImm,
+    Call,
+    Terminator,
+    Phi,
+    ImplicitDef,
+}
+
+bitflags::bitflags! {
+    /// Facts the shim reports about an instruction.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct InstFlags: u32 {
+        const INLINE_ASM = 1 << 0;
+        const PHYS_REG = 1 << 1;
+        const SIDE_EFFECTS = 1 << 2;
+        const MAY_LOAD = 1 << 3;
+        const MAY_STORE = 1 << 4;
+        const REMATERIALIZABLE = 1 << 5;
+    }
+}
+
+bitflags::bitflags! {
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct OperandFlags: u32 {
+        const DEF = 1 << 0;
+        const IMPLICIT = 1 << 1;
+        const UNDEF = 1 << 2;
+        const SUBREG = 1 << 3;
+    }
+}
+
+/// A virtual-register operand. Physical registers and non-register operands
+/// are not represented.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Operand {
+    pub vreg: VReg,
+    pub flags: OperandFlags,
+    /// Index, within the same instruction's operands, of the tied operand.
+    pub tied_to: Option<u32>,
+}
+
+impl Operand {
+    pub fn def(vreg: VReg) -> Self {
+        Self {
+            vreg,
+            flags: OperandFlags::DEF,
+            tied_to: None,
+        }
+    }
+    pub fn use_of(vreg: VReg) -> Self {
+        Self {
+            vreg,
+            flags: OperandFlags::empty(),
+            tied_to: None,
+        }
+    }
+    pub fn is_def(&self) -> bool {
+        self.flags.contains(OperandFlags::DEF)
+    }
+    /// A use that reads the register's value (an undef use reads nothing).
+    pub fn reads(&self) -> bool {
+        !self.is_def() && !self.flags.contains(OperandFlags::UNDEF)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct BlockData {
+    pub first_inst: u32,
+    pub num_insts: u32,
+    pub succs: Vec<Block>,
+    pub preds: Vec<Block>,
+    pub loop_depth: u32,
+    /// Frequency relative to the entry block.
+    pub frequency: f64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct InstData {
+    pub kind: InstKind,
+    pub flags: InstFlags,
+    pub opcode: u32,
+    pub operands: Vec<Operand>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Function {
+    pub name: String,
+    pub blocks: Vec<BlockData>,
+    pub insts: Vec<InstData>,
+    /// Class of each vreg; `None` for an index with no register behind it.
+    pub vreg_class: Vec<Option<RegClass>>,
+    pub class_names: Vec<String>,
+}
+
+impl Function {
+    pub fn num_vregs(&self) -> usize {
+        self.vreg_class.len()
+    }
+
+    pub fn block_ids(&self) -> impl DoubleEndedIterator<Item = Block> + ExactSizeIterator {
+        (0..self.blocks.len()).map(Block::new)
+    }
+
+    pub fn block(&self, b: Block) -> &BlockData {
+        &self.blocks[b.index()]
+    }
+
+    pub fn block_insts(&self, b: Block) -> impl DoubleEndedIterator<Item = Inst> {
+        let data = self.block(b);
+        (data.first_inst..data.first_inst + data.num_insts).map(Inst)
+    }
+
+    pub fn inst(&self, i: Inst) -> &InstData {
+        &self.insts[i.index()]
+    }
+
+    pub fn class_of(&self, v: VReg) -> Option<RegClass> {
+        self.vreg_class.get(v.index()).copied().flatten()
+    }
+
+    pub fn class_name(&self, c: RegClass) -> &str {
+        &self.class_names[c.index()]
+    }
+
+    /// Registers an instruction writes.
+    pub fn defs(&self, i: Inst) -> impl Iterator<Item = VReg> + '_ {
+        self.inst(i)
+            .operands
+            .iter()
+            .filter(|o| o.is_def())
+            .map(|o| o.vreg)
+    }
+
+    /// Registers whose value an instruction reads.
+    pub fn uses(&self, i: Inst) -> impl Iterator<Item = VReg> + '_ {
+        self.inst(i)
+            .operands
+            .iter()
+            .filter(|o| o.reads())
+            .map(|o| o.vreg)
+    }
+
+    /// `(destination, source)` if `i` is a plain copy between two registers
+    /// of the same class: the only kind of instruction coalescing may remove.
+    pub fn copy_pair(&self, i: Inst) -> Option<(VReg, VReg)> {
+        let data = self.inst(i);
+        if data.kind != InstKind::Copy {
+            return None;
+        }
+        let plain = |o: &Operand| (o.flags - OperandFlags::DEF).is_empty() && o.tied_to.is_none();
+        match data.operands.as_slice() {
+            [dst, src] if dst.is_def() && !src.is_def() && plain(dst) && plain(src) => {
+                let class = self.class_of(dst.vreg)?;
+                (self.class_of(src.vreg) == Some(class)).then_some((dst.vreg, src.vreg))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Builds functions by hand, for tests and for the random-program generator.
+#[derive(Default)]
+pub struct FunctionBuilder {
+    function: Function,
+}
+
+impl FunctionBuilder {
+    pub fn new(name: &str, class_names: &[&str]) -> Self {
+        let mut builder = Self::default();
+        builder.function.name = name.to_owned();
+        builder.function.class_names = class_names.iter().map(|s| (*s).to_owned()).collect();
+        builder
+    }
+
+    pub fn vreg(&mut self, class: RegClass) -> VReg {
+        self.function.vreg_class.push(Some(class));
+        VReg::new(self.function.vreg_class.len() - 1)
+    }
+
+    /// Starts a new block; instructions added next belong to it.
+    pub fn block(&mut self, loop_depth: u32) -> Block {
+        let first_inst = self.function.insts.len() as u32;
+        self.function.blocks.push(BlockData {
+            first_inst,
+            num_insts: 0,
+            succs: Vec::new(),
+            preds: Vec::new(),
+            loop_depth,
+            frequency: 1.0,
+        });
+        Block::new(self.function.blocks.len() - 1)
+    }
+
+    pub fn edge(&mut self, from: Block, to: Block) {
+        self.function.blocks[from.index()].succs.push(to);
+        self.function.blocks[to.index()].preds.push(from);
+    }
+
+    pub fn inst(&mut self, kind: InstKind, defs: &[VReg], uses: &[VReg]) -> Inst {
+        let operands = defs
+            .iter()
+            .map(|&v| Operand::def(v))
+            .chain(uses.iter().map(|&v| Operand::use_of(v)))
+            .collect();
+        self.inst_with(InstData {
+            kind,
+            flags: InstFlags::empty(),
+            opcode: 0,
+            operands,
+        })
+    }
+
+    pub fn inst_with(&mut self, data: InstData) -> Inst {
+        self.function.insts.push(data);
+        self.function
+            .blocks
+            .last_mut()
+            .expect("a block before instructions")
+            .num_insts += 1;
+        Inst::new(self.function.insts.len() - 1)
+    }
+
+    pub fn copy(&mut self, dst: VReg, src: VReg) -> Inst {
+        self.inst(InstKind::Copy, &[dst], &[src])
+    }
+
+    pub fn finish(self) -> Function {
+        self.function
+    }
+}

@@ -1,0 +1,33 @@
+//! nvregalloc's core: register coalescing and coloring for NVPTX machine
+//! functions, with no dependency on LLVM. The C++ shim (cpp-shim/) flattens
+//! each MachineFunction into the `function` abstraction through the C ABI in
+//! `ffi`, and applies the `rewrite` that comes back.
+//!
+//! Phases, one module each: `liveness`, `interference`, `coalesce`
+//! (conservative coalescing), `color` (Briggs optimistic coloring),
+//! `spill_cost`; `checker` proves every rewrite independently; `driver`
+//! strings them together for one function.
+
+#[allow(
+    non_upper_case_globals,
+    non_camel_case_types,
+    non_snake_case,
+    dead_code
+)]
+mod abi {
+    include!(concat!(env!("OUT_DIR"), "/abi.rs"));
+}
+
+pub mod checker;
+pub mod coalesce;
+pub mod color;
+pub mod driver;
+pub mod ffi;
+pub mod function;
+pub mod interference;
+pub mod liveness;
+pub mod options;
+pub mod plugin;
+pub mod rewrite;
+pub mod spill_cost;
+mod union_find;

@@ -1,0 +1,150 @@
+//! Which virtual registers hold a value that may still be read: live-in and
+//! live-out sets per block by backward dataflow over a worklist, and a
+//! backward walk through a block for the phases that need liveness at every
+//! instruction (interference, register pressure).
+
+use std::collections::VecDeque;
+
+use fixedbitset::FixedBitSet;
+
+use crate::function::{Block, Function, Inst, VReg};
+
+pub struct Liveness {
+    pub live_in: Vec<FixedBitSet>,
+    pub live_out: Vec<FixedBitSet>,
+}
+
+impl Liveness {
+    pub fn compute(f: &Function) -> Self {
+        let n = f.num_vregs();
+        let num_blocks = f.blocks.len();
+        // Per block: registers read before any write in it (upward-exposed),
+        // and registers it writes.
+        let mut exposed = vec![FixedBitSet::with_capacity(n); num_blocks];
+        let mut written = vec![FixedBitSet::with_capacity(n); num_blocks];
+        for b in f.block_ids() {
+            let (exposed, written) = (&mut exposed[b.index()], &mut written[b.index()]);
+            for i in f.block_insts(b) {
+                for v in f.uses(i) {
+                    if !written.contains(v.index()) {
+                        exposed.insert(v.index());
+                    }
+                }
+                for v in f.defs(i) {
+                    written.insert(v.index());
+                }
+            }
+        }
+
+        let mut live_in = vec![FixedBitSet::with_capacity(n); num_blocks];
+        let mut live_out = vec![FixedBitSet::with_capacity(n); num_blocks];
+        // Later blocks first: in layout order most successors come later, so
+        // this approximates a postorder and converges in few sweeps.
+        let mut queued = FixedBitSet::with_capacity(num_blocks);
+        queued.insert_range(..);
+        let mut worklist: VecDeque<Block> = f.block_ids().rev().collect();
+        let mut scratch = FixedBitSet::with_capacity(n);
+        while let Some(b) = worklist.pop_front() {
+            queued.set(b.index(), false);
+            scratch.clear();
+            for &s in &f.block(b).succs {
+                scratch.union_with(&live_in[s.index()]);
+            }
+            live_out[b.index()].clone_from(&scratch);
+            scratch.difference_with(&written[b.index()]);
+            scratch.union_with(&exposed[b.index()]);
+            if scratch != live_in[b.index()] {
+                std::mem::swap(&mut live_in[b.index()], &mut scratch);
+                for &p in &f.block(b).preds {
+                    if !queued.put(p.index()) {
+                        worklist.push_back(p);
+                    }
+                }
+            }
+        }
+        Self { live_in, live_out }
+    }
+}
+
+/// A set of vregs with O(1) insert, remove and membership and iteration in
+/// time proportional to its size, for walking through blocks.
+pub struct LiveSet {
+    dense: Vec<VReg>,
+    position: Vec<u32>,
+}
+
+impl LiveSet {
+    pub fn new(num_vregs: usize) -> Self {
+        Self {
+            dense: Vec::new(),
+            position: vec![u32::MAX; num_vregs],
+        }
+    }
+
+    pub fn contains(&self, v: VReg) -> bool {
+        self.position[v.index()] != u32::MAX
+    }
+
+    pub fn insert(&mut self, v: VReg) {
+        if !self.contains(v) {
+            self.position[v.index()] = self.dense.len() as u32;
+            self.dense.push(v);
+        }
+    }
+
+    pub fn remove(&mut self, v: VReg) {
+        let at = self.position[v.index()];
+        if at == u32::MAX {
+            return;
+        }
+        let last = self.dense.pop().expect("non-empty");
+        if last != v {
+            self.dense[at as usize] = last;
+            self.position[last.index()] = at;
+        }
+        self.position[v.index()] = u32::MAX;
+    }
+
+    pub fn reset_to(&mut self, bits: &FixedBitSet) {
+        for v in self.dense.drain(..) {
+            self.position[v.index()] = u32::MAX;
+        }
+        for v in bits.ones() {
+            self.insert(VReg::new(v));
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = VReg> + '_ {
+        self.dense.iter().copied()
+    }
+
+    pub fn len(&self) -> usize {
+        self.dense.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.dense.is_empty()
+    }
+}
+
+/// Walks block `b` from its end to its start. For each instruction, `visit`
+/// sees the instruction and the set live just after it; the set is then
+/// stepped back over the instruction (its defs removed, its uses added).
+pub fn walk_block_backward(
+    f: &Function,
+    liveness: &Liveness,
+    b: Block,
+    live: &mut LiveSet,
+    mut visit: impl FnMut(Inst, &LiveSet),
+) {
+    live.reset_to(&liveness.live_out[b.index()]);
+    for i in f.block_insts(b).rev() {
+        visit(i, live);
+        for v in f.defs(i) {
+            live.remove(v);
+        }
+        for v in f.uses(i) {
+            live.insert(v);
+        }
+    }
+}

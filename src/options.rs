@@ -1,0 +1,73 @@
+//! What the passes may be told. The defaults are the specification's
+//! parameters (CICC: K = 15, coalescing factor 0.8); the shim's `cl::opt`s
+//! override them.
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CoalesceMode {
+    Off,
+    /// LLVM's RegisterCoalescer ran first; we take what it left.
+    AfterStock,
+    /// LLVM's RegisterCoalescer was disabled; we are the only coalescer.
+    ReplaceStock,
+    /// Decide and report, change nothing.
+    Analyze,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColorMode {
+    Off,
+    /// Every color becomes one PTX register; the palette is unbounded.
+    Rename,
+    /// Decide and report, change nothing.
+    Analyze,
+}
+
+/// Deliberate misbehaviour, for the tests that prove failures are caught.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    None,
+    Panic,
+    MergeInterfering,
+}
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Colors assumed by the conservative coalescing and Briggs tests.
+    pub k: u32,
+    /// A neighbour is high-degree when `degree * coalesce_factor >= k`.
+    pub coalesce_factor: f64,
+    pub coalesce_mode: CoalesceMode,
+    pub color_mode: ColorMode,
+    /// Weight copy candidates by the frequency of their block.
+    pub block_freq_bias: bool,
+    /// Run the independent checker on every rewrite.
+    pub verify: bool,
+    pub fault: Fault,
+    /// Copies considered per function.
+    pub copy_limit: Option<u64>,
+    /// Merges performed per function.
+    pub coalesce_limit: Option<u64>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            k: 15,
+            coalesce_factor: 0.8,
+            coalesce_mode: CoalesceMode::AfterStock,
+            color_mode: ColorMode::Rename,
+            block_freq_bias: false,
+            verify: true,
+            fault: Fault::None,
+            copy_limit: None,
+            coalesce_limit: None,
+        }
+    }
+}
+
+impl Options {
+    /// The high-degree test shared by conservative coalescing and coloring.
+    pub fn is_high_degree(&self, degree: usize) -> bool {
+        degree as f64 * self.coalesce_factor >= f64::from(self.k)
+    }
+}

@@ -1,0 +1,86 @@
+//! What a pass returns: a plain list of edits to the function it was given,
+//! plus the figures it wants reported.
+
+use std::ffi::CStr;
+
+use crate::function::{Function, Inst, VReg};
+
+/// Renames and deletions, applied together: every operand `v` becomes
+/// `rename[v]`, then the `deleted` instructions are removed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rewrite {
+    pub rename: Vec<VReg>,
+    /// Ascending.
+    pub deleted: Vec<Inst>,
+}
+
+impl Rewrite {
+    pub fn identity(num_vregs: usize) -> Self {
+        Self {
+            rename: (0..num_vregs).map(VReg::new).collect(),
+            deleted: Vec::new(),
+        }
+    }
+
+    pub fn is_identity(&self) -> bool {
+        self.deleted.is_empty() && self.rename.iter().enumerate().all(|(i, v)| v.index() == i)
+    }
+
+    pub fn renamed(&self, v: VReg) -> VReg {
+        self.rename[v.index()]
+    }
+
+    /// The function as it reads after the rewrite.
+    pub fn apply(&self, f: &Function) -> Function {
+        let mut out = f.clone();
+        out.insts.clear();
+        let mut deleted = self.deleted.iter().peekable();
+        for (b, block) in f.blocks.iter().enumerate() {
+            let first = out.insts.len() as u32;
+            for i in f.block_insts(crate::function::Block::new(b)) {
+                if deleted.next_if_eq(&&i).is_some() {
+                    continue;
+                }
+                let mut data = f.inst(i).clone();
+                for operand in &mut data.operands {
+                    operand.vreg = self.renamed(operand.vreg);
+                }
+                out.insts.push(data);
+            }
+            out.blocks[b].first_inst = first;
+            out.blocks[b].num_insts = out.insts.len() as u32 - first;
+            debug_assert_eq!(out.blocks[b].succs, block.succs);
+        }
+        out
+    }
+}
+
+/// One figure for statistics and remarks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stat {
+    pub name: &'static CStr,
+    pub value: u64,
+}
+
+/// A copy left in place, and why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeptCopy {
+    pub inst: Inst,
+    pub reason: &'static CStr,
+}
+
+#[derive(Clone, Debug)]
+pub struct PassOutcome {
+    pub rewrite: Rewrite,
+    pub stats: Vec<Stat>,
+    pub kept_copies: Vec<KeptCopy>,
+}
+
+impl PassOutcome {
+    pub fn stat(&self, name: &str) -> Option<u64> {
+        self.stats
+            .iter()
+            .find(|s| s.name.to_bytes() == name.as_bytes())
+            .map(|s| s.value)
+    }
+}
