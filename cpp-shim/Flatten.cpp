@@ -151,6 +151,16 @@ FlatFunction::FlatFunction(MachineFunction &MF, const MachineLoopInfo &MLI,
 }
 
 bool FlatFunction::apply(const NvraResult &Result) {
+  // Rematerializations first, while operand 0 of each copy still names the
+  // copy's original destination; the clone is renamed with everything else.
+  SmallVector<MachineInstr *, 8> Erase;
+  for (uint32_t K = 0; K != Result.num_remats; ++K) {
+    MachineInstr *Copy = Insts[Result.remats[K].copy_inst];
+    MachineInstr *Clone = MF.CloneMachineInstr(Insts[Result.remats[K].source_inst]);
+    Clone->getOperand(0).setReg(Copy->getOperand(0).getReg());
+    Copy->getParent()->insert(Copy->getIterator(), Clone);
+    Erase.push_back(Copy);
+  }
   bool Renamed = false;
   if (Result.num_rename == VRegClass.size()) {
     for (MachineBasicBlock &MBB : MF)
@@ -178,8 +188,10 @@ bool FlatFunction::apply(const NvraResult &Result) {
             MO.setIsKill(false);
   }
   for (uint32_t K = 0; K != Result.num_deleted; ++K)
-    Insts[Result.deleted_insts[K]]->eraseFromParent();
-  return Renamed || Result.num_deleted != 0;
+    Erase.push_back(Insts[Result.deleted_insts[K]]);
+  for (MachineInstr *MI : Erase)
+    MI->eraseFromParent();
+  return Renamed || !Erase.empty();
 }
 
 } // namespace nvregalloc

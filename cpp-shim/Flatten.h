@@ -31,7 +31,7 @@ public:
   const NvraFunction &abi() const { return Fn; }
   llvm::MachineInstr *instruction(uint32_t Index) const { return Insts[Index]; }
 
-  /// Renames virtual registers and erases instructions as \p Result says.
+  /// Rematerializes, renames and erases as \p Result says.
   /// Returns true if the function changed.
   bool apply(const NvraResult &Result);
 

@@ -101,7 +101,9 @@ bool runCorePass(MachineFunction &MF, MachineFunctionPass &P,
     MachineOptimizationRemarkAnalysis R(PassArg, "Summary", DebugLoc(), &Entry);
     R << "function " << MF.getName() << ":";
     for (uint32_t I = 0; I != Result->num_stats; ++I)
-      R << " " << DiagnosticInfoOptimizationBase::Argument(Result->stats[I].name, Result->stats[I].value);
+      R << " " << Result->stats[I].name << "="
+        << DiagnosticInfoOptimizationBase::Argument(Result->stats[I].name,
+                                                    Result->stats[I].value);
     return R;
   });
 

@@ -20,7 +20,7 @@ use std::fmt;
 use fixedbitset::FixedBitSet;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::function::{Block, Function, Inst, VReg};
+use crate::function::{Block, Function, Inst, InstData, InstFlags, InstKind, OperandFlags, VReg};
 use crate::rewrite::Rewrite;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -81,7 +81,7 @@ impl State {
 
 pub fn check(original: &Function, rewrite: &Rewrite) -> Result<(), CheckError> {
     check_rename_map(original, rewrite)?;
-    let deleted: FxHashSet<Inst> = rewrite.deleted.iter().copied().collect();
+    let ctx = Context::new(original, rewrite);
     let live_in = live_in_sets(original);
 
     let num_blocks = original.blocks.len();
@@ -113,7 +113,7 @@ pub fn check(original: &Function, rewrite: &Rewrite) -> Result<(), CheckError> {
         }
         entry_state[b.index()] = Some(state.clone());
         for i in original.block_insts(b) {
-            step(original, rewrite, &deleted, i, &mut state)?;
+            step(original, rewrite, &ctx, i, &mut state)?;
         }
         exit_state[b.index()] = Some(state);
         for &s in &original.block(b).succs {
@@ -124,6 +124,48 @@ pub fn check(original: &Function, rewrite: &Rewrite) -> Result<(), CheckError> {
         }
     }
     Ok(())
+}
+
+/// What the checker knows about the rewrite beyond its rename map.
+struct Context<'a> {
+    f: &'a Function,
+    deleted: FxHashSet<Inst>,
+    remat_source: FxHashMap<Inst, Inst>,
+    defs_per_vreg: Vec<u32>,
+}
+
+impl<'a> Context<'a> {
+    fn new(f: &'a Function, rewrite: &Rewrite) -> Self {
+        let mut defs_per_vreg = vec![0; f.num_vregs()];
+        for data in &f.insts {
+            for o in data.operands.iter().filter(|o| o.is_def()) {
+                defs_per_vreg[o.vreg.index()] += 1;
+            }
+        }
+        Self {
+            f,
+            deleted: rewrite.deleted.iter().copied().collect(),
+            remat_source: rewrite.remats.iter().map(|r| (r.copy, r.source)).collect(),
+            defs_per_vreg,
+        }
+    }
+
+    /// `source` is the only instruction defining `v`, and a pure constant: so
+    /// whenever `v` holds a value, recomputing `source` gives that value.
+    fn is_single_constant(&self, source: Inst, v: VReg) -> bool {
+        let data = self.f.inst(source);
+        is_pure_constant(data) && data.operands[0].vreg == v && self.defs_per_vreg[v.index()] == 1
+    }
+}
+
+/// A move-immediate with no effects and no register inputs.
+fn is_pure_constant(data: &InstData) -> bool {
+    data.kind == InstKind::MoveImm
+        && !data
+            .flags
+            .intersects(InstFlags::SIDE_EFFECTS | InstFlags::MAY_LOAD | InstFlags::MAY_STORE)
+        && data.operands.len() == 1
+        && data.operands[0].flags == OperandFlags::DEF
 }
 
 fn check_rename_map(f: &Function, rewrite: &Rewrite) -> Result<(), CheckError> {
@@ -155,15 +197,59 @@ fn check_rename_map(f: &Function, rewrite: &Rewrite) -> Result<(), CheckError> {
 fn step(
     f: &Function,
     rewrite: &Rewrite,
-    deleted: &FxHashSet<Inst>,
+    ctx: &Context,
     i: Inst,
     state: &mut State,
 ) -> Result<(), CheckError> {
     let data = f.inst(i);
+    let deleted = &ctx.deleted;
     let at = |v: VReg| rewrite.renamed(v);
 
+    if let Some(source) = ctx.remat_source.get(&i) {
+        // The copy now recomputes its source's constant into its destination.
+        let dst = match data.operands.as_slice() {
+            [d, s] if data.kind == InstKind::Copy && d.is_def() && s.reads() => {
+                if !ctx.is_single_constant(*source, s.vreg) {
+                    return error(
+                        Some(i),
+                        format!(
+                            "rematerialized {:?} from an instruction that is not its constant",
+                            s.vreg
+                        ),
+                    );
+                }
+                d.vreg
+            }
+            _ => {
+                return error(
+                    Some(i),
+                    "rematerialized an instruction that is not a plain copy".into(),
+                )
+            }
+        };
+        state.forget(dst);
+        state
+            .holders
+            .insert(at(dst), std::iter::once(dst).collect());
+        return Ok(());
+    }
+
+    if deleted.contains(&i) && data.kind != InstKind::Copy {
+        // Only a pure constant may go; whatever it defined is gone with it.
+        if !is_pure_constant(data) {
+            return error(
+                Some(i),
+                "deleted an instruction that has effects or inputs".into(),
+            );
+        }
+        for o in &data.operands {
+            state.forget(o.vreg);
+        }
+        return Ok(());
+    }
+
     if deleted.contains(&i) {
-        let is_copy = data.kind == crate::function::InstKind::Copy;
+        let is_copy = data.kind == InstKind::Copy;
         let (dst, src) = match data.operands.as_slice() {
             [d, s] if is_copy && d.is_def() && s.reads() => (d.vreg, s.vreg),
             _ => {
@@ -213,10 +299,18 @@ fn step(
         }
     }
     // A copy's destination holds what its source held; any other def holds a
-    // fresh value.
+    // fresh value. A destination that already held the source's value (the
+    // two locations share a holder) keeps its own holders too.
     let copied = match (data.kind, data.operands.as_slice()) {
-        (crate::function::InstKind::Copy, [d, s]) if d.is_def() && s.reads() => {
-            state.holders.get(&at(s.vreg)).cloned()
+        (InstKind::Copy, [d, s]) if d.is_def() && s.reads() => {
+            let source = state.holders.get(&at(s.vreg)).cloned().unwrap_or_default();
+            let mut value = source.clone();
+            if let Some(already) = state.holders.get(&at(d.vreg)) {
+                if !already.is_disjoint(&source) {
+                    value.extend(already.iter().copied());
+                }
+            }
+            Some(value)
         }
         _ => None,
     };

@@ -7,16 +7,27 @@
 //! The conservative test (Briggs with CICC's factor): merge `u` and `v` only if
 //! fewer than K neighbours `w` of the merged node have `degree(w) * factor >= K`.
 //! With K = 15 and factor 0.8 a neighbour is high-degree from degree 19 up.
+//!
+//! In `replace-stock` mode this pass stands in for LLVM's RegisterCoalescer,
+//! which joins every copy whose live ranges do not conflict; there the
+//! conservative test is off, or the output would be worse than stock's (the
+//! conservative test exists to protect a K-register budget that rename mode
+//! does not have).
+//!
+//! A copy that must stay because its registers interfere, and whose source is
+//! a constant computed by one rematerializable instruction, is replaced by a
+//! clone of that instruction (a move-immediate instead of a register move);
+//! the constant's own instruction goes once nothing reads it any more.
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 use std::ffi::CStr;
 
-use crate::function::{Function, Inst, VReg};
+use crate::function::{Function, Inst, InstFlags, InstKind, VReg};
 use crate::interference::InterferenceGraph;
 use crate::liveness::Liveness;
-use crate::options::Options;
-use crate::rewrite::{KeptCopy, PassOutcome, Rewrite, Stat};
+use crate::options::{CoalesceMode, Options};
+use crate::rewrite::{KeptCopy, PassOutcome, Remat, Rewrite, Stat};
 use crate::union_find::VRegSets;
 
 /// Why a copy survived coalescing.
@@ -124,7 +135,7 @@ pub fn coalesce(f: &Function, options: &Options) -> PassOutcome {
             1.0
         };
         for i in f.block_insts(b) {
-            if f.inst(i).kind != crate::function::InstKind::Copy {
+            if f.inst(i).kind != InstKind::Copy {
                 continue;
             }
             copies_seen += 1;
@@ -152,6 +163,7 @@ pub fn coalesce(f: &Function, options: &Options) -> PassOutcome {
         primary = sorted.into_iter().collect();
     }
 
+    let conservative = options.coalesce_mode != CoalesceMode::ReplaceStock;
     let mut sets = VRegSets::new(f.num_vregs());
     let mut waiting = CandidateHeap::new();
     let mut why_waiting = std::collections::HashMap::new();
@@ -168,7 +180,7 @@ pub fn coalesce(f: &Function, options: &Options) -> PassOutcome {
             }
             let blocked = if graph.interferes(ru, rv) {
                 Some(KeepReason::Interference)
-            } else if !conservative_test(&graph, ru, rv, options) {
+            } else if conservative && !conservative_test(&graph, ru, rv, options) {
                 Some(KeepReason::Conservative)
             } else {
                 None
@@ -182,6 +194,7 @@ pub fn coalesce(f: &Function, options: &Options) -> PassOutcome {
                 limit_hit.push(c.inst);
                 continue;
             }
+            tracing::debug!(inst = c.inst.0, dst = ?c.dst, src = ?c.src, "merge");
             let (root, other) = sets.union(ru, rv);
             graph.merge(root, other);
             merges += 1;
@@ -213,6 +226,13 @@ pub fn coalesce(f: &Function, options: &Options) -> PassOutcome {
     );
     rewrite.deleted = deletable_copies(f, &rewrite);
     kept.sort_by_key(|&(i, _)| i);
+    let stay: Vec<Inst> = kept
+        .iter()
+        .filter(|(_, r)| matches!(r, KeepReason::Interference | KeepReason::Conservative))
+        .map(|&(i, _)| i)
+        .collect();
+    rematerialize_constant_copies(f, &stay, &mut rewrite);
+    kept.retain(|(i, _)| rewrite.remats.binary_search_by_key(i, |r| r.copy).is_err());
 
     let count = |reason| kept.iter().filter(|&&(_, r)| r == reason).count() as u64;
     let stats = vec![
@@ -276,4 +296,73 @@ pub fn deletable_copies(f: &Function, rewrite: &Rewrite) -> Vec<Inst> {
                 .is_some_and(|(d, s)| rewrite.renamed(d) == rewrite.renamed(s))
         })
         .collect()
+}
+
+/// The single instruction defining each vreg, if it has exactly one def.
+fn single_defs(f: &Function) -> Vec<Option<Inst>> {
+    let mut def: Vec<Option<Inst>> = vec![None; f.num_vregs()];
+    let mut count = vec![0u32; f.num_vregs()];
+    for i in (0..f.insts.len()).map(Inst::new) {
+        for d in f.defs(i) {
+            def[d.index()] = Some(i);
+            count[d.index()] += 1;
+        }
+    }
+    def.iter()
+        .zip(&count)
+        .map(|(&d, &n)| if n == 1 { d } else { None })
+        .collect()
+}
+
+/// A constant: a move-immediate (LLVM's isMoveImmediate) with no side
+/// effects, no register input and one def. LLVM 22 does not mark NVPTX's
+/// float move-immediates as trivially rematerializable, so that flag is not
+/// required.
+pub fn is_constant_def(f: &Function, i: Inst) -> bool {
+    let data = f.inst(i);
+    data.kind == InstKind::MoveImm
+        && !data
+            .flags
+            .intersects(InstFlags::SIDE_EFFECTS | InstFlags::MAY_LOAD | InstFlags::MAY_STORE)
+        && matches!(data.operands.as_slice(), [only] if only.is_def() && only.flags == crate::function::OperandFlags::DEF)
+}
+
+/// Turns each copy in `stay` whose source is a constant into a clone of the
+/// constant's instruction, and deletes constants no one reads any more.
+fn rematerialize_constant_copies(f: &Function, stay: &[Inst], rewrite: &mut Rewrite) {
+    let defs = single_defs(f);
+    for &copy in stay {
+        let (_, src) = f.copy_pair(copy).expect("a kept candidate is a copy");
+        if let Some(source) = defs[src.index()].filter(|&i| is_constant_def(f, i)) {
+            rewrite.remats.push(Remat { copy, source });
+        }
+    }
+    rewrite.remats.sort_by_key(|r| r.copy);
+    if rewrite.remats.is_empty() {
+        return;
+    }
+    // Reads that remain, by register after renaming.
+    let mut reads = vec![0u32; f.num_vregs()];
+    for i in (0..f.insts.len()).map(Inst::new) {
+        let gone = rewrite.deleted.binary_search(&i).is_ok()
+            || rewrite.remats.binary_search_by_key(&i, |r| r.copy).is_ok();
+        if !gone {
+            for v in f.uses(i) {
+                reads[rewrite.renamed(v).index()] += 1;
+            }
+        }
+    }
+    let mut dead: Vec<Inst> = rewrite
+        .remats
+        .iter()
+        .map(|r| r.source)
+        .filter(|&source| {
+            let value = f.defs(source).next().expect("a constant has one def");
+            reads[rewrite.renamed(value).index()] == 0
+        })
+        .collect();
+    dead.sort();
+    dead.dedup();
+    rewrite.deleted.extend(dead);
+    rewrite.deleted.sort();
 }

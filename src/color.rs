@@ -378,10 +378,8 @@ pub fn color(f: &Function, options: &Options) -> crate::rewrite::PassOutcome {
         .collect();
     let coloring = Briggs::new(&graph, options, &cost, &nodes, &copies).run(None);
 
-    let mut rewrite = Rewrite {
-        rename: color_representatives(f, &coloring),
-        deleted: Vec::new(),
-    };
+    let mut rewrite = Rewrite::identity(f.num_vregs());
+    rewrite.rename = color_representatives(f, &coloring);
     rewrite.deleted = crate::coalesce::deletable_copies(f, &rewrite);
 
     let colors = colors_per_class(f, &coloring);

@@ -51,6 +51,7 @@ pub fn unsupported_reason(f: &Function) -> Option<String> {
 }
 
 pub fn run(f: &Function, options: &Options, pass: Pass) -> Verdict {
+    tracing::trace!(function = ?f, "input");
     if let Some(reason) = unsupported_reason(f) {
         return Verdict::Unsupported(reason);
     }

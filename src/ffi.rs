@@ -26,6 +26,7 @@ struct OwnedResult {
     message: CString,
     rename: Vec<u32>,
     deleted: Vec<u32>,
+    remats: Vec<NvraRemat>,
     stats: Vec<NvraStat>,
     kept: Vec<NvraKeptCopy>,
 }
@@ -38,12 +39,22 @@ impl OwnedResult {
             message,
             rename: Vec::new(),
             deleted: Vec::new(),
+            remats: Vec::new(),
             stats: Vec::new(),
             kept: Vec::new(),
         });
         if let Some(outcome) = outcome {
             owned.rename = outcome.rewrite.rename.iter().map(|v| v.0).collect();
             owned.deleted = outcome.rewrite.deleted.iter().map(|i| i.0).collect();
+            owned.remats = outcome
+                .rewrite
+                .remats
+                .iter()
+                .map(|r| NvraRemat {
+                    copy_inst: r.copy.0,
+                    source_inst: r.source.0,
+                })
+                .collect();
             owned.stats = outcome
                 .stats
                 .iter()
@@ -70,6 +81,8 @@ impl OwnedResult {
             num_rename: owned.rename.len() as u32,
             deleted_insts: owned.deleted.as_ptr(),
             num_deleted: owned.deleted.len() as u32,
+            remats: owned.remats.as_ptr(),
+            num_remats: owned.remats.len() as u32,
             stats: owned.stats.as_ptr(),
             num_stats: owned.stats.len() as u32,
             kept_copies: owned.kept.as_ptr(),

@@ -1,12 +1,60 @@
 //! The interference graph: an edge joins two vregs of the same class when one
-//! is written while the other holds a value that may still be read. The
-//! destination of a copy does not interfere with its source at that copy (the
-//! two hold the same value), which is what lets copies be coalesced.
+//! is written while the other holds a *different* value that may still be
+//! read. Values are numbered through copies within each block: a copy's
+//! destination holds its source's value, so it interferes neither with the
+//! source nor with other copies of that value still live (the loop-latch
+//! pattern `a = COPY x; ...; b = COPY x` with `a` and `b` both live out).
+//! At a block's entry every live vreg is taken to hold a value of its own,
+//! which is what keeps this sound without a global analysis.
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::function::{Function, RegClass, VReg};
+use crate::function::{Block, Function, Inst, RegClass, VReg};
 use crate::liveness::{walk_block_backward, LiveSet, Liveness};
+
+/// Value numbers within one block: which defs copy which values.
+struct BlockValues {
+    /// For each vreg defined in the block: (instruction, value) per def, in order.
+    defs: FxHashMap<VReg, Vec<(Inst, u64)>>,
+}
+
+impl BlockValues {
+    /// A value nothing else holds: the one `v` brings into the block.
+    fn entry_value(v: VReg) -> u64 {
+        (1 << 63) | v.0 as u64
+    }
+
+    fn number(f: &Function, b: Block) -> Self {
+        let mut values = Self {
+            defs: FxHashMap::default(),
+        };
+        let mut next = 0u64;
+        for i in f.block_insts(b) {
+            let copied = f.copy_pair(i).map(|(_, src)| values.value_before(src, i));
+            for d in f.defs(i) {
+                let value = copied.unwrap_or_else(|| {
+                    next += 1;
+                    next
+                });
+                values.defs.entry(d).or_default().push((i, value));
+            }
+        }
+        values
+    }
+
+    /// The value `v` holds just before instruction `i`.
+    fn value_before(&self, v: VReg, i: Inst) -> u64 {
+        self.defs
+            .get(&v)
+            .and_then(|defs| defs.iter().rev().find(|&&(at, _)| at < i))
+            .map_or(Self::entry_value(v), |&(_, value)| value)
+    }
+
+    /// The value `v` holds just after instruction `i`.
+    fn value_after(&self, v: VReg, i: Inst) -> u64 {
+        self.value_before(v, Inst(i.0 + 1))
+    }
+}
 
 pub struct InterferenceGraph {
     adjacency: Vec<FxHashSet<VReg>>,
@@ -25,13 +73,17 @@ impl InterferenceGraph {
         let mut live = LiveSet::new(f.num_vregs());
         let mut pressure = vec![0u32; f.class_names.len()];
         for b in f.block_ids() {
+            let values = BlockValues::number(f, b);
             walk_block_backward(f, liveness, b, &mut live, |i, live_after| {
-                let copy_source = f.copy_pair(i).map(|(_, src)| src);
+                let copied_value = f.copy_pair(i).map(|(d, _)| values.value_after(d, i));
                 let defs: Vec<VReg> = f.defs(i).collect();
                 for (n, &d) in defs.iter().enumerate() {
                     let Some(class) = f.class_of(d) else { continue };
                     for l in live_after.iter() {
-                        if l != d && Some(l) != copy_source && f.class_of(l) == Some(class) {
+                        if l != d
+                            && f.class_of(l) == Some(class)
+                            && copied_value.is_none_or(|value| values.value_after(l, i) != value)
+                        {
                             graph.add_edge(d, l);
                         }
                     }

@@ -5,13 +5,24 @@ use std::ffi::CStr;
 
 use crate::function::{Function, Inst, VReg};
 
-/// Renames and deletions, applied together: every operand `v` becomes
-/// `rename[v]`, then the `deleted` instructions are removed.
+/// A copy replaced by a clone of the instruction that computes its source
+/// (a constant), writing the copy's destination instead.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Remat {
+    pub copy: Inst,
+    pub source: Inst,
+}
+
+/// Edits applied together: copies in `remats` become clones of their source
+/// instruction, every operand `v` becomes `rename[v]`, and the `deleted`
+/// instructions are removed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rewrite {
     pub rename: Vec<VReg>,
     /// Ascending.
     pub deleted: Vec<Inst>,
+    /// Ascending by copy.
+    pub remats: Vec<Remat>,
 }
 
 impl Rewrite {
@@ -19,11 +30,14 @@ impl Rewrite {
         Self {
             rename: (0..num_vregs).map(VReg::new).collect(),
             deleted: Vec::new(),
+            remats: Vec::new(),
         }
     }
 
     pub fn is_identity(&self) -> bool {
-        self.deleted.is_empty() && self.rename.iter().enumerate().all(|(i, v)| v.index() == i)
+        self.deleted.is_empty()
+            && self.remats.is_empty()
+            && self.rename.iter().enumerate().all(|(i, v)| v.index() == i)
     }
 
     pub fn renamed(&self, v: VReg) -> VReg {
@@ -41,7 +55,14 @@ impl Rewrite {
                 if deleted.next_if_eq(&&i).is_some() {
                     continue;
                 }
-                let mut data = f.inst(i).clone();
+                let mut data = match self.remats.iter().find(|r| r.copy == i) {
+                    Some(r) => {
+                        let mut clone = f.inst(r.source).clone();
+                        clone.operands[0].vreg = f.inst(i).operands[0].vreg;
+                        clone
+                    }
+                    None => f.inst(i).clone(),
+                };
                 for operand in &mut data.operands {
                     operand.vreg = self.renamed(operand.vreg);
                 }

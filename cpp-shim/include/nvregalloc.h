@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bump on any change to a struct below or to the meaning of a field. */
-#define NVRA_ABI_VERSION 1u
+#define NVRA_ABI_VERSION 2u
 
 /* Sentinel for "no register" / "no tie" in 32-bit index fields. */
 #define NVRA_NONE 0xffffffffu
@@ -167,6 +167,13 @@ typedef struct NvraKeptCopy {
   const char *reason;
 } NvraKeptCopy;
 
+/* Replace copy `copy_inst` by a clone of `source_inst` (a rematerializable
+ * instruction with no register inputs) that defines the copy's destination. */
+typedef struct NvraRemat {
+  uint32_t copy_inst;
+  uint32_t source_inst;
+} NvraRemat;
+
 typedef struct NvraResult {
   uint32_t abi_version;
   uint32_t status;       /* NvraStatus */
@@ -177,6 +184,8 @@ typedef struct NvraResult {
   /* Instructions to erase, by index, ascending. */
   const uint32_t *deleted_insts;
   uint32_t num_deleted;
+  const NvraRemat *remats;
+  uint32_t num_remats;
   const NvraStat *stats;
   uint32_t num_stats;
   const NvraKeptCopy *kept_copies;

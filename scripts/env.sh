@@ -1,0 +1,18 @@
+# Sourced by the other scripts: where the toolchain lives. Nothing here
+# installs anything (that is setup.sh); it only finds what setup.sh installed.
+NVREGALLOC_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export NVREGALLOC_ROOT
+export LLVM_BIN="${LLVM_BIN:-/usr/lib/llvm-22/bin}"
+export LLVM_CONFIG="${LLVM_CONFIG:-$LLVM_BIN/llvm-config}"
+export VENV="$NVREGALLOC_ROOT/.venv"
+export PATH="$LLVM_BIN:$HOME/.cargo/bin:$PATH"
+# NVIDIA's CUDA 13 from the Python registry: nvcc, cicc, ptxas, headers.
+CUDA_ROOT="$(ls -d "$VENV"/lib/python3*/site-packages/nvidia/cu13 2>/dev/null | head -n 1)"
+export CUDA_ROOT
+export PTXAS="$CUDA_ROOT/bin/ptxas"
+export NVCC="$CUDA_ROOT/bin/nvcc"
+# Headers clang's CUDA wrappers want but the wheels lack (see setup.sh).
+export CUDA_STUBS="$NVREGALLOC_ROOT/build/cuda-stubs"
+export PLUGIN="$NVREGALLOC_ROOT/target/release/libnvregalloc.so"
+# The device kernels: clang 22 compiling CUDA against the wheels' CUDA root.
+export CLANG_CUDA_FLAGS="-x cuda --cuda-device-only --cuda-gpu-arch=sm_90 --cuda-path=$CUDA_ROOT -isystem $CUDA_STUBS -Wno-unknown-cuda-version -O3"

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Figures of merit read off PTX text, per function: registers declared per
+class, register-to-register moves, instructions; and, given ptxas, the
+hardware registers and spill bytes it reports.
+
+  ptx_stats.py FILE.ptx            one line per function
+  ptx_stats.py --moves FILE.ptx    total register-to-register moves
+  ptx_stats.py --json FILE.ptx     all figures as JSON
+"""
+import argparse
+import json
+import re
+import subprocess
+import sys
+
+FUNC_RE = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+)?\.(entry|func)\s+(?:\([^)]*\)\s*)?([\w$]+)")
+REG_DECL_RE = re.compile(r"^\s*\.reg\s+\.(\w+)\s+%(\w+)<(\d+)>;")
+# A move between two numbered virtual registers (not %SP, immediates, symbols).
+MOVE_RE = re.compile(r"^\s*(?:@!?%p\d+\s+)?mov\.\w+\s+%[a-z]+\d+,\s*%[a-z]+\d+;")
+INST_RE = re.compile(r"^\s*(?:@!?%p\d+\s+)?[a-z][\w.:]*\b[^;]*;")
+PTXAS_FUNC_RE = re.compile(r"Compiling entry function '([\w$]+)'|Function properties for ([\w$]+)")
+PTXAS_USED_RE = re.compile(r"Used (\d+) registers")
+PTXAS_SPILL_RE = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
+
+
+def parse_ptx(text):
+    """{function: {"regs": {prefix: count}, "moves": n, "insts": n}}"""
+    functions = {}
+    current = None
+    depth = 0
+    for line in text.splitlines():
+        m = FUNC_RE.match(line)
+        if m and depth == 0:
+            current = functions.setdefault(m.group(2), {"regs": {}, "moves": 0, "insts": 0})
+        depth += line.count("{") - line.count("}")
+        if current is None or depth <= 0:
+            if depth <= 0 and "}" in line:
+                current = None
+            continue
+        d = REG_DECL_RE.match(line)
+        if d:
+            # LLVM numbers each class from 1, so %r<N> declares N - 1 registers.
+            current["regs"][d.group(2)] = int(d.group(3)) - 1
+            continue
+        if line.lstrip().startswith((".", "//", "$")):
+            continue
+        if MOVE_RE.match(line):
+            current["moves"] += 1
+        if INST_RE.match(line):
+            current["insts"] += 1
+    for f in functions.values():
+        f["declared"] = sum(f["regs"].values())
+    return functions
+
+
+def ptxas_figures(ptxas, ptx_path, arch="sm_90"):
+    """{function: {"hw_regs": n, "spill_stores": bytes, "spill_loads": bytes}}"""
+    out = subprocess.run([ptxas, f"-arch={arch}", "-v", ptx_path, "-o", "/dev/null"],
+                         capture_output=True, text=True, check=True)
+    figures, name = {}, None
+    for line in out.stderr.splitlines():
+        m = PTXAS_FUNC_RE.search(line)
+        if m:
+            name = m.group(1) or m.group(2)
+            figures.setdefault(name, {"hw_regs": 0, "spill_stores": 0, "spill_loads": 0})
+            continue
+        if name is None:
+            continue
+        s = PTXAS_SPILL_RE.search(line)
+        if s:
+            figures[name]["spill_stores"] = int(s.group(1))
+            figures[name]["spill_loads"] = int(s.group(2))
+        u = PTXAS_USED_RE.search(line)
+        if u:
+            figures[name]["hw_regs"] = int(u.group(1))
+    return figures
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("ptx")
+    ap.add_argument("--moves", action="store_true", help="print total moves only")
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--ptxas", help="also run this ptxas -v")
+    args = ap.parse_args()
+    with open(args.ptx) as fh:
+        functions = parse_ptx(fh.read())
+    if args.ptxas:
+        for name, figures in ptxas_figures(args.ptxas, args.ptx).items():
+            functions.setdefault(name, {}).update(figures)
+    if args.moves:
+        print(sum(f.get("moves", 0) for f in functions.values()))
+    elif args.json:
+        json.dump(functions, sys.stdout, indent=1, sort_keys=True)
+        print()
+    else:
+        for name, f in functions.items():
+            regs = " ".join(f"%{k}={v}" for k, v in sorted(f.get("regs", {}).items()))
+            print(f"{name}: declared={f.get('declared', 0)} ({regs}) moves={f.get('moves', 0)} insts={f.get('insts', 0)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs what nvregalloc needs and is missing, and builds the plugin.
+# Idempotent: a second run installs nothing and rebuilds only what changed.
+#   - LLVM 22 (llc, clang, FileCheck, lit, llvm-config, libclang for bindgen)
+#     from Debian's registry
+#   - the Rust toolchain, from rustup, if cargo is missing
+#   - NVIDIA's nvcc/cicc/ptxas (CUDA 13) from the Python registry, into .venv
+#   - an empty curand_mtgp32_kernel.h that clang's CUDA wrappers include
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+
+log() { printf '[setup] %s\n' "$*"; }
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+if ! [ -x "$LLVM_BIN/llc" ] || ! [ -x "$LLVM_BIN/FileCheck" ] || ! [ -x "$LLVM_BIN/clang" ] ||
+   ! [ -e /usr/lib/llvm-22/include/llvm/Target/RegisterTargetPassConfigCallback.h ] ||
+   ! ls /usr/lib/llvm-22/lib/libclang*.so* >/dev/null 2>&1; then
+  log "installing LLVM 22 (Debian packages)"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+    llvm-22-dev llvm-22-tools clang-22 libclang-22-dev python3-venv >/dev/null
+fi
+"$LLVM_CONFIG" --version | grep -q '^22\.' || { echo "LLVM 22 required, found $("$LLVM_CONFIG" --version)"; exit 1; }
+
+if ! command -v cargo >/dev/null 2>&1; then
+  log "installing Rust (rustup)"
+  curl -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal -c rustfmt >/dev/null
+fi
+
+if ! [ -x "$VENV/bin/python" ]; then
+  log "creating .venv"
+  python3 -m venv "$VENV"
+fi
+if [ -z "$CUDA_ROOT" ] || ! [ -x "$CUDA_ROOT/bin/ptxas" ]; then
+  log "installing nvidia-cuda-nvcc (nvcc, cicc, ptxas) into .venv"
+  "$VENV/bin/pip" install -q nvidia-cuda-nvcc
+  source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+fi
+# lit's Python package matches the installed llvm-22-tools' lit script.
+mkdir -p "$CUDA_STUBS"
+: > "$CUDA_STUBS/curand_mtgp32_kernel.h"
+
+log "building the plugin"
+(cd "$NVREGALLOC_ROOT" && cargo build --release --quiet)
+log "ready: $PLUGIN"

@@ -1,0 +1,35 @@
+# lit configuration for nvregalloc: LLVM 22's lit and FileCheck drive the real
+# llc (and clang) with the plugin loaded.
+import os
+
+import lit.formats
+
+config.name = "nvregalloc"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".ll", ".mir", ".cu"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+root = os.path.dirname(os.path.dirname(config.test_source_root))
+config.test_exec_root = os.path.join(root, "build", "lit")
+
+llvm_bin = os.environ.get("LLVM_BIN", "/usr/lib/llvm-22/bin")
+plugin = os.environ.get("PLUGIN", os.path.join(root, "target", "release", "libnvregalloc.so"))
+cuda_root = os.environ.get("CUDA_ROOT", "")
+
+config.environment["PATH"] = os.pathsep.join([llvm_bin, config.environment.get("PATH", os.environ["PATH"])])
+for var in ("HOME", "NVREGALLOC_LOG"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
+config.substitutions.append(("%plugin", plugin))
+config.substitutions.append(("%llc_nvptx", f"{llvm_bin}/llc -march=nvptx64 -mcpu=sm_90"))
+config.substitutions.append(("%llc_plugin", f"{llvm_bin}/llc -load-pass-plugin={plugin} -march=nvptx64 -mcpu=sm_90"))
+config.substitutions.append(("%ptx_moves", f"python3 {root}/scripts/ptx_stats.py --moves"))
+config.substitutions.append(("%ptx_stats", f"python3 {root}/scripts/ptx_stats.py"))
+config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+if cuda_root:
+    config.available_features.add("cuda")
+    config.substitutions.append(("%ptxas", os.path.join(cuda_root, "bin", "ptxas")))
+    config.substitutions.append(
+        ("%clang_cuda", f"{llvm_bin}/clang++ " + os.environ.get("CLANG_CUDA_FLAGS", ""))
+    )

@@ -1,0 +1,31 @@
+; Both passes sit right after StackSlotColoring, where LiveIntervals is no
+; longer alive, and before NVPTX's PrologEpilog pass lays out frame objects.
+; RUN: %llc_plugin -debug-pass=Structure %s -o /dev/null 2>&1 | FileCheck %s
+; replace-stock disables LLVM's RegisterCoalescer.
+; RUN: %llc_plugin -nvregalloc-coalesce=replace-stock -debug-pass=Structure %s -o /dev/null 2>&1 \
+; RUN:   | FileCheck %s --check-prefix=REPLACE
+; Without the plugin, neither pass runs.
+; RUN: %llc_nvptx -debug-pass=Structure %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=STOCK
+
+; CHECK:      Eliminate PHI nodes for register allocation
+; CHECK:      Register Coalescer
+; CHECK:      Stack Slot Coloring
+; CHECK-NEXT: Lazy Machine Block Frequency Analysis
+; CHECK-NEXT: Machine Optimization Remark Emitter
+; CHECK-NEXT: nvregalloc: coalesce copies
+; CHECK-NEXT: nvregalloc: color registers
+; CHECK-NEXT: NVPTX Prolog Epilog Pass
+
+; REPLACE:     Live Interval Analysis
+; REPLACE-NOT: Register Coalescer
+; REPLACE:     nvregalloc: coalesce copies
+
+; STOCK-NOT: nvregalloc
+
+target triple = "nvptx64-nvidia-cuda"
+
+define ptx_kernel void @k(ptr addrspace(1) %p, i32 %a) {
+  %x = add i32 %a, 7
+  store i32 %x, ptr addrspace(1) %p
+  ret void
+}
