@@ -15,17 +15,13 @@ fn llvm_config(binary: &Path, arg: &str) -> String {
         .output()
         .unwrap_or_else(|e| panic!("cannot run {} {arg}: {e}", binary.display()));
     assert!(out.status.success(), "{} {arg} failed", binary.display());
-    String::from_utf8(out.stdout)
-        .expect("llvm-config prints UTF-8")
-        .trim()
-        .to_owned()
+    String::from_utf8(out.stdout).expect("llvm-config prints UTF-8").trim().to_owned()
 }
 
 fn main() {
     println!("cargo:rerun-if-env-changed=LLVM_CONFIG");
-    let llvm_config_path = PathBuf::from(
-        std::env::var("LLVM_CONFIG").unwrap_or_else(|_| DEFAULT_LLVM_CONFIG.to_owned()),
-    );
+    let llvm_config_path =
+        PathBuf::from(std::env::var("LLVM_CONFIG").unwrap_or_else(|_| DEFAULT_LLVM_CONFIG.to_owned()));
     if !llvm_config_path.exists() {
         panic!(
             "LLVM 22 not found: {} does not exist. Run scripts/setup.sh, or set LLVM_CONFIG \
@@ -61,10 +57,20 @@ fn main() {
         .collect();
     sources.sort();
     build.files(&sources);
-    // Nothing in Rust calls into the shim; whole-archive keeps its passes and
-    // the static object that registers them (and runs its constructor).
-    build.link_lib_modifier("+whole-archive");
+    build.cargo_metadata(false);
     build.compile("nvregalloc_shim");
+    // The shim goes into the plugin (the cdylib) only: the rlib and its tests
+    // never load LLVM. Nothing in Rust calls into the shim, so whole-archive
+    // keeps its passes and the static object that registers them.
+    let out_dir = std::env::var("OUT_DIR").unwrap();
+    for arg in [
+        "-Wl,--whole-archive".to_owned(),
+        format!("{out_dir}/libnvregalloc_shim.a"),
+        "-Wl,--no-whole-archive".to_owned(),
+        "-lstdc++".to_owned(),
+    ] {
+        println!("cargo:rustc-link-arg-cdylib={arg}");
+    }
 
     let bindings = bindgen::Builder::default()
         .header(header.to_string_lossy())
@@ -74,6 +80,6 @@ fn main() {
         .derive_default(true)
         .generate()
         .expect("bindgen could not read cpp-shim/include/nvregalloc.h");
-    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("abi.rs");
+    let out = PathBuf::from(out_dir).join("abi.rs");
     bindings.write_to_file(out).expect("write abi.rs");
 }

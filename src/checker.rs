@@ -61,14 +61,13 @@ impl State {
     }
 
     fn meet(&mut self, other: &State) {
-        self.holders
-            .retain(|location, set| match other.holders.get(location) {
-                Some(theirs) => {
-                    set.retain(|v| theirs.contains(v));
-                    !set.is_empty()
-                }
-                None => false,
-            });
+        self.holders.retain(|location, set| match other.holders.get(location) {
+            Some(theirs) => {
+                set.retain(|v| theirs.contains(v));
+                !set.is_empty()
+            }
+            None => false,
+        });
     }
 
     fn keep_only(&mut self, live: &FixedBitSet) {
@@ -161,33 +160,19 @@ impl<'a> Context<'a> {
 /// A move-immediate with no effects and no register inputs.
 fn is_pure_constant(data: &InstData) -> bool {
     data.kind == InstKind::MoveImm
-        && !data
-            .flags
-            .intersects(InstFlags::SIDE_EFFECTS | InstFlags::MAY_LOAD | InstFlags::MAY_STORE)
+        && !data.flags.intersects(InstFlags::SIDE_EFFECTS | InstFlags::MAY_LOAD | InstFlags::MAY_STORE)
         && data.operands.len() == 1
         && data.operands[0].flags == OperandFlags::DEF
 }
 
 fn check_rename_map(f: &Function, rewrite: &Rewrite) -> Result<(), CheckError> {
     if rewrite.rename.len() != f.num_vregs() {
-        return error(
-            None,
-            format!(
-                "rename map covers {} of {} vregs",
-                rewrite.rename.len(),
-                f.num_vregs()
-            ),
-        );
+        return error(None, format!("rename map covers {} of {} vregs", rewrite.rename.len(), f.num_vregs()));
     }
     for (v, &to) in rewrite.rename.iter().enumerate() {
         let from_class = f.vreg_class[v];
-        if to.index() >= f.num_vregs()
-            || (from_class.is_some() && f.vreg_class[to.index()] != from_class)
-        {
-            return error(
-                None,
-                format!("v{v} renamed to {to:?}, outside its register class"),
-            );
+        if to.index() >= f.num_vregs() || (from_class.is_some() && f.vreg_class[to.index()] != from_class) {
+            return error(None, format!("v{v} renamed to {to:?}, outside its register class"));
         }
     }
     Ok(())
@@ -212,35 +197,22 @@ fn step(
                 if !ctx.is_single_constant(*source, s.vreg) {
                     return error(
                         Some(i),
-                        format!(
-                            "rematerialized {:?} from an instruction that is not its constant",
-                            s.vreg
-                        ),
+                        format!("rematerialized {:?} from an instruction that is not its constant", s.vreg),
                     );
                 }
                 d.vreg
             }
-            _ => {
-                return error(
-                    Some(i),
-                    "rematerialized an instruction that is not a plain copy".into(),
-                )
-            }
+            _ => return error(Some(i), "rematerialized an instruction that is not a plain copy".into()),
         };
         state.forget(dst);
-        state
-            .holders
-            .insert(at(dst), std::iter::once(dst).collect());
+        state.holders.insert(at(dst), std::iter::once(dst).collect());
         return Ok(());
     }
 
     if deleted.contains(&i) && data.kind != InstKind::Copy {
         // Only a pure constant may go; whatever it defined is gone with it.
         if !is_pure_constant(data) {
-            return error(
-                Some(i),
-                "deleted an instruction that has effects or inputs".into(),
-            );
+            return error(Some(i), "deleted an instruction that has effects or inputs".into());
         }
         for o in &data.operands {
             state.forget(o.vreg);
@@ -252,18 +224,10 @@ fn step(
         let is_copy = data.kind == InstKind::Copy;
         let (dst, src) = match data.operands.as_slice() {
             [d, s] if is_copy && d.is_def() && s.reads() => (d.vreg, s.vreg),
-            _ => {
-                return error(
-                    Some(i),
-                    "deleted an instruction that is not a plain copy".into(),
-                )
-            }
+            _ => return error(Some(i), "deleted an instruction that is not a plain copy".into()),
         };
         if at(dst) != at(src) {
-            return error(
-                Some(i),
-                format!("deleted copy {dst:?} <- {src:?} joins two different registers"),
-            );
+            return error(Some(i), format!("deleted copy {dst:?} <- {src:?} joins two different registers"));
         }
         let had_source = state.holds(at(src), src);
         state.forget(dst);
@@ -277,21 +241,12 @@ fn step(
         if !state.holds(at(o.vreg), o.vreg) {
             return error(
                 Some(i),
-                format!(
-                    "reads {:?} from {:?}, which may not hold its value there",
-                    o.vreg,
-                    at(o.vreg)
-                ),
+                format!("reads {:?} from {:?}, which may not hold its value there", o.vreg, at(o.vreg)),
             );
         }
     }
 
-    let defs: Vec<VReg> = data
-        .operands
-        .iter()
-        .filter(|o| o.is_def())
-        .map(|o| o.vreg)
-        .collect();
+    let defs: Vec<VReg> = data.operands.iter().filter(|o| o.is_def()).map(|o| o.vreg).collect();
     let mut writer: FxHashMap<VReg, VReg> = FxHashMap::default();
     for &d in &defs {
         if *writer.entry(at(d)).or_insert(d) != d {

@@ -106,9 +106,7 @@ type CandidateHeap = BinaryHeap<Reverse<Candidate>>;
 pub fn conservative_test(graph: &InterferenceGraph, u: VReg, v: VReg, options: &Options) -> bool {
     let k = options.k as usize;
     let mut high = 0;
-    let union = graph
-        .neighbors(u)
-        .chain(graph.neighbors(v).filter(|&w| !graph.interferes(u, w)));
+    let union = graph.neighbors(u).chain(graph.neighbors(v).filter(|&w| !graph.interferes(u, w)));
     for w in union {
         if options.is_high_degree(graph.degree(w)) {
             high += 1;
@@ -129,11 +127,7 @@ pub fn coalesce(f: &Function, options: &Options) -> PassOutcome {
     let mut primary = CandidateHeap::new();
     let mut copies_seen = 0u64;
     for b in f.block_ids() {
-        let frequency = if options.block_freq_bias {
-            f.block(b).frequency
-        } else {
-            1.0
-        };
+        let frequency = if options.block_freq_bias { f.block(b).frequency } else { 1.0 };
         for i in f.block_insts(b) {
             if f.inst(i).kind != InstKind::Copy {
                 continue;
@@ -155,11 +149,7 @@ pub fn coalesce(f: &Function, options: &Options) -> PassOutcome {
         let mut sorted = primary.into_sorted_vec();
         // into_sorted_vec sorts ascending by Reverse, i.e. the last pops first.
         let excess = sorted.len().saturating_sub(limit as usize);
-        kept.extend(
-            sorted
-                .drain(..excess)
-                .map(|Reverse(c)| (c.inst, KeepReason::CopyLimit)),
-        );
+        kept.extend(sorted.drain(..excess).map(|Reverse(c)| (c.inst, KeepReason::CopyLimit)));
         primary = sorted.into_iter().collect();
     }
 
@@ -235,66 +225,32 @@ pub fn coalesce(f: &Function, options: &Options) -> PassOutcome {
     kept.retain(|(i, _)| rewrite.remats.binary_search_by_key(i, |r| r.copy).is_err());
 
     let count = |reason| kept.iter().filter(|&&(_, r)| r == reason).count() as u64;
-    let stats = vec![
-        Stat {
-            name: c"copies-seen",
-            value: copies_seen,
-        },
-        Stat {
-            name: c"copies-coalesced",
-            value: rewrite.deleted.len() as u64,
-        },
-        Stat {
-            name: c"merges",
-            value: merges,
-        },
-        Stat {
-            name: c"rounds",
-            value: rounds,
-        },
-        Stat {
-            name: c"kept-interference",
-            value: count(KeepReason::Interference),
-        },
-        Stat {
-            name: c"kept-register-class",
-            value: count(KeepReason::RegisterClass),
-        },
-        Stat {
-            name: c"kept-conservative",
-            value: count(KeepReason::Conservative),
-        },
-        Stat {
-            name: c"kept-copy-limit",
-            value: count(KeepReason::CopyLimit),
-        },
-        Stat {
-            name: c"kept-coalesce-limit",
-            value: count(KeepReason::CoalesceLimit),
-        },
-    ];
-    let kept_copies = kept
-        .into_iter()
-        .map(|(inst, reason)| KeptCopy {
-            inst,
-            reason: reason.describe(),
-        })
-        .collect();
-    PassOutcome {
-        rewrite,
-        stats,
-        kept_copies,
-    }
+    let copies_deleted = rewrite.deleted.iter().filter(|&&i| f.inst(i).kind == InstKind::Copy).count() as u64;
+    let stats = [
+        (c"copies-seen", copies_seen),
+        (c"copies-coalesced", copies_deleted),
+        (c"copies-rematerialized", rewrite.remats.len() as u64),
+        (c"constants-deleted", rewrite.deleted.len() as u64 - copies_deleted),
+        (c"merges", merges),
+        (c"rounds", rounds),
+        (c"kept-interference", count(KeepReason::Interference)),
+        (c"kept-register-class", count(KeepReason::RegisterClass)),
+        (c"kept-conservative", count(KeepReason::Conservative)),
+        (c"kept-copy-limit", count(KeepReason::CopyLimit)),
+        (c"kept-coalesce-limit", count(KeepReason::CoalesceLimit)),
+    ]
+    .map(|(name, value)| Stat { name, value })
+    .to_vec();
+    let kept_copies =
+        kept.into_iter().map(|(inst, reason)| KeptCopy { inst, reason: reason.describe() }).collect();
+    PassOutcome { rewrite, stats, kept_copies }
 }
 
 /// Copies whose source and destination the rewrite maps to one register.
 pub fn deletable_copies(f: &Function, rewrite: &Rewrite) -> Vec<Inst> {
     (0..f.insts.len())
         .map(Inst::new)
-        .filter(|&i| {
-            f.copy_pair(i)
-                .is_some_and(|(d, s)| rewrite.renamed(d) == rewrite.renamed(s))
-        })
+        .filter(|&i| f.copy_pair(i).is_some_and(|(d, s)| rewrite.renamed(d) == rewrite.renamed(s)))
         .collect()
 }
 
@@ -308,10 +264,7 @@ fn single_defs(f: &Function) -> Vec<Option<Inst>> {
             count[d.index()] += 1;
         }
     }
-    def.iter()
-        .zip(&count)
-        .map(|(&d, &n)| if n == 1 { d } else { None })
-        .collect()
+    def.iter().zip(&count).map(|(&d, &n)| if n == 1 { d } else { None }).collect()
 }
 
 /// A constant: a move-immediate (LLVM's isMoveImmediate) with no side
@@ -321,9 +274,7 @@ fn single_defs(f: &Function) -> Vec<Option<Inst>> {
 pub fn is_constant_def(f: &Function, i: Inst) -> bool {
     let data = f.inst(i);
     data.kind == InstKind::MoveImm
-        && !data
-            .flags
-            .intersects(InstFlags::SIDE_EFFECTS | InstFlags::MAY_LOAD | InstFlags::MAY_STORE)
+        && !data.flags.intersects(InstFlags::SIDE_EFFECTS | InstFlags::MAY_LOAD | InstFlags::MAY_STORE)
         && matches!(data.operands.as_slice(), [only] if only.is_def() && only.flags == crate::function::OperandFlags::DEF)
 }
 
@@ -365,4 +316,159 @@ fn rematerialize_constant_copies(f: &Function, stay: &[Inst], rewrite: &mut Rewr
     dead.dedup();
     rewrite.deleted.extend(dead);
     rewrite.deleted.sort();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::function::{FunctionBuilder, RegClass};
+    use proptest::prelude::*;
+
+    /// `u` and `v` share 15 neighbours, each of degree `degree`.
+    fn threshold_graph(degree: usize) -> (InterferenceGraph, VReg, VReg) {
+        let (u, v) = (VReg(0), VReg(1));
+        let neighbours: Vec<VReg> = (2..17).map(VReg).collect();
+        let mut next = 17;
+        let mut graph = InterferenceGraph::new(400, 1);
+        for &w in &neighbours {
+            graph.add_edge(u, w);
+            graph.add_edge(v, w);
+            while graph.degree(w) < degree {
+                graph.add_edge(w, VReg(next));
+                next += 1;
+            }
+        }
+        (graph, u, v)
+    }
+
+    #[test]
+    fn factor_point_eight_makes_degree_19_the_first_high_degree() {
+        let options = Options::default();
+        let (low, u, v) = threshold_graph(18);
+        assert!(conservative_test(&low, u, v, &options));
+        let (high, u, v) = threshold_graph(19);
+        assert!(!conservative_test(&high, u, v, &options));
+        let plain_briggs = Options { coalesce_factor: 1.0, ..Options::default() };
+        assert!(!conservative_test(&low, u, v, &plain_briggs));
+    }
+
+    #[test]
+    fn fourteen_high_degree_neighbours_are_fewer_than_k() {
+        let (mut graph, u, v) = threshold_graph(19);
+        // Drop one shared neighbour's edges: 14 high-degree neighbours remain.
+        let w = VReg(2);
+        let mut lone = InterferenceGraph::new(400, 1);
+        for x in (0..400).map(VReg) {
+            for y in graph.neighbors(x).collect::<Vec<_>>() {
+                if x < y && x != w && y != w {
+                    lone.add_edge(x, y);
+                }
+            }
+        }
+        graph = lone;
+        assert!(conservative_test(&graph, u, v, &Options::default()));
+    }
+
+    #[test]
+    fn candidates_pop_by_register_then_weight_then_position() {
+        let c = |register, weight, inst| Candidate {
+            register: VReg(register),
+            weight,
+            inst: Inst(inst),
+            dst: VReg(register),
+            src: VReg(0),
+        };
+        let mut heap: CandidateHeap = [c(5, 1.0, 0), c(3, 1.0, 1), c(3, 9.0, 2), c(3, 9.0, 3), c(4, 0.0, 4)]
+            .into_iter()
+            .map(Reverse)
+            .collect();
+        let order: Vec<u32> = std::iter::from_fn(|| heap.pop().map(|Reverse(c)| c.inst.0)).collect();
+        assert_eq!(order, [2, 3, 1, 4, 0]);
+    }
+
+    fn chain() -> (Function, [VReg; 4]) {
+        let mut b = FunctionBuilder::new("chain", &["B32"]);
+        let r: [VReg; 4] = std::array::from_fn(|_| b.vreg(RegClass(0)));
+        b.block(0);
+        b.inst(InstKind::MoveImm, &[r[0]], &[]);
+        b.inst(InstKind::Other, &[r[0]], &[r[0]]);
+        b.copy(r[1], r[0]);
+        b.copy(r[2], r[1]);
+        b.copy(r[3], r[2]);
+        b.inst(InstKind::Other, &[], &[r[3]]);
+        (b.finish(), r)
+    }
+
+    #[test]
+    fn a_copy_chain_collapses_onto_its_first_register() {
+        let (f, r) = chain();
+        let outcome = coalesce(&f, &Options::default());
+        assert!(r.iter().all(|&v| outcome.rewrite.renamed(v) == r[0]));
+        assert_eq!(outcome.rewrite.deleted, [Inst(2), Inst(3), Inst(4)]);
+        assert_eq!(outcome.stat("copies-coalesced"), Some(3));
+        crate::checker::check(&f, &outcome.rewrite).unwrap();
+    }
+
+    #[test]
+    fn limits_keep_copies_and_say_why() {
+        let (f, _) = chain();
+        let limited = coalesce(&f, &Options { coalesce_limit: Some(1), ..Options::default() });
+        assert_eq!(limited.rewrite.deleted.len(), 1);
+        assert_eq!(limited.stat("kept-coalesce-limit"), Some(2));
+        let few = coalesce(&f, &Options { copy_limit: Some(2), ..Options::default() });
+        assert_eq!(few.rewrite.deleted.len(), 2);
+        assert_eq!(few.stat("kept-copy-limit"), Some(1));
+    }
+
+    #[test]
+    fn a_constant_read_only_by_rematerialized_copies_is_deleted() {
+        // c = 7; a = c; b = c; a and b are redefined while the other copy
+        // still needs c, so no copy can merge with c.
+        let mut b = FunctionBuilder::new("remat", &["B32"]);
+        let [c, x, y] = std::array::from_fn(|_| b.vreg(RegClass(0)));
+        b.block(0);
+        b.inst(InstKind::MoveImm, &[c], &[]);
+        b.inst(InstKind::MoveImm, &[x], &[]);
+        b.inst(InstKind::MoveImm, &[y], &[]);
+        let loop_block = b.block(1);
+        b.copy(x, c);
+        b.inst(InstKind::Other, &[x], &[x, y]);
+        b.copy(y, c);
+        b.inst(InstKind::Other, &[y], &[y, x]);
+        b.inst(InstKind::Terminator, &[], &[x]);
+        let exit = b.block(0);
+        b.inst(InstKind::Other, &[], &[x, y]);
+        b.edge(Block(0), loop_block);
+        b.edge(loop_block, loop_block);
+        b.edge(loop_block, exit);
+        let f = b.finish();
+        let outcome = coalesce(&f, &Options::default());
+        crate::checker::check(&f, &outcome.rewrite).unwrap();
+        assert_eq!(outcome.stat("copies-rematerialized"), Some(2));
+        assert_eq!(outcome.stat("constants-deleted"), Some(1));
+    }
+
+    use crate::function::Block;
+
+    proptest! {
+        /// A smaller factor counts fewer neighbours as high-degree, so it
+        /// never refuses a merge a larger factor allows.
+        #[test]
+        fn smaller_factors_are_never_stricter(
+            edges in proptest::collection::vec((0u32..40, 0u32..40), 0..400),
+            low in 0.1f64..1.0,
+            extra in 0.0f64..1.0,
+        ) {
+            let mut graph = InterferenceGraph::new(40, 1);
+            for (a, b) in edges {
+                if a != b && !(a <= 1 && b <= 1) {
+                    graph.add_edge(VReg(a), VReg(b));
+                }
+            }
+            let options = |factor| Options { k: 3, coalesce_factor: factor, ..Options::default() };
+            if conservative_test(&graph, VReg(0), VReg(1), &options(low + extra)) {
+                prop_assert!(conservative_test(&graph, VReg(0), VReg(1), &options(low)));
+            }
+        }
+    }
 }

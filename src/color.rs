@@ -105,17 +105,13 @@ impl<'a> Briggs<'a> {
             place[v.index()] = Place::Removed; // not yet placed
         }
         for &v in nodes {
-            degree[v.index()] = graph
-                .neighbors(v)
-                .filter(|w| place[w.index()] != Place::NotANode)
-                .count() as u32;
+            degree[v.index()] =
+                graph.neighbors(v).filter(|w| place[w.index()] != Place::NotANode).count() as u32;
         }
         let mut partners = vec![Vec::new(); n];
         for &(d, s) in copies {
-            let both_nodes =
-                place[d.index()] != Place::NotANode && place[s.index()] != Place::NotANode;
-            if d != s && both_nodes && !graph.interferes(d, s) && !partners[d.index()].contains(&s)
-            {
+            let both_nodes = place[d.index()] != Place::NotANode && place[s.index()] != Place::NotANode;
+            if d != s && both_nodes && !graph.interferes(d, s) && !partners[d.index()].contains(&s) {
                 partners[d.index()].push(s);
                 partners[s.index()].push(d);
             }
@@ -144,10 +140,7 @@ impl<'a> Briggs<'a> {
     }
 
     fn in_graph(&self, v: VReg) -> bool {
-        matches!(
-            self.place[v.index()],
-            Place::Simplify | Place::Freeze | Place::Spill
-        )
+        matches!(self.place[v.index()], Place::Simplify | Place::Freeze | Place::Spill)
     }
 
     /// Fewer than K neighbours still in the graph are high-degree.
@@ -156,12 +149,7 @@ impl<'a> Briggs<'a> {
         if (self.degree[v.index()] as usize) < k {
             return true;
         }
-        self.graph
-            .neighbors(v)
-            .filter(|&w| self.in_graph(w) && self.is_high(w))
-            .take(k)
-            .count()
-            < k
+        self.graph.neighbors(v).filter(|&w| self.in_graph(w) && self.is_high(w)).take(k).count() < k
     }
 
     fn key(&self, v: VReg, safe: bool) -> SimplifyKey {
@@ -169,14 +157,9 @@ impl<'a> Briggs<'a> {
         let priority = if safe {
             f64::INFINITY
         } else {
-            self.cost[v.index()]
-                / (f64::from(degree) * self.options.coalesce_factor).max(f64::MIN_POSITIVE)
+            self.cost[v.index()] / (f64::from(degree) * self.options.coalesce_factor).max(f64::MIN_POSITIVE)
         };
-        SimplifyKey {
-            priority,
-            degree,
-            vreg: v,
-        }
+        SimplifyKey { priority, degree, vreg: v }
     }
 
     /// Spill order: the greatest key has the lowest cost per (effective) degree.
@@ -305,12 +288,95 @@ impl<'a> Briggs<'a> {
                 None => spilled.push(v),
             }
         }
-        Coloring {
-            color,
-            spilled,
-            optimistic,
+        Coloring { color, spilled, optimistic }
+    }
+}
+
+/// Rename mode wants the fewest registers, and MaxLive bounds that from
+/// below. Where Briggs's removal order leaves a class above MaxLive, a greedy
+/// coloring in maximum-cardinality-search order (optimal on chordal graphs,
+/// which interference graphs of SSA-derived code nearly are) is tried too,
+/// and the class keeps whichever coloring uses fewer colors.
+fn improve_classes_above_max_live(
+    f: &Function,
+    graph: &InterferenceGraph,
+    nodes: &[VReg],
+    copies: &[(VReg, VReg)],
+    coloring: &mut Coloring,
+) {
+    let briggs_colors = colors_per_class(f, coloring);
+    let above: Vec<bool> = briggs_colors.iter().zip(&graph.max_live).map(|(c, m)| c > m).collect();
+    if !above.contains(&true) {
+        return;
+    }
+    let alternative =
+        Coloring { color: mcs_greedy(graph, nodes, copies), spilled: Vec::new(), optimistic: 0 };
+    let alternative_colors = colors_per_class(f, &alternative);
+    for &v in nodes {
+        let class = f.class_of(v).expect("nodes have classes").index();
+        if above[class] && alternative_colors[class] < briggs_colors[class] {
+            coloring.color[v.index()] = alternative.color[v.index()];
         }
     }
+}
+
+/// Greedy coloring in maximum-cardinality-search order: each step colors the
+/// uncolored node with the most colored neighbours, taking a copy partner's
+/// color when it is free and already in use, else the lowest free color.
+pub fn mcs_greedy(graph: &InterferenceGraph, nodes: &[VReg], copies: &[(VReg, VReg)]) -> Vec<Option<u32>> {
+    let n = graph.num_vregs();
+    let mut is_node = vec![false; n];
+    for &v in nodes {
+        is_node[v.index()] = true;
+    }
+    let mut partners = vec![Vec::new(); n];
+    for &(d, s) in copies {
+        if is_node[d.index()] && is_node[s.index()] && d != s {
+            partners[d.index()].push(s);
+            partners[s.index()].push(d);
+        }
+    }
+    let mut weight = vec![0usize; n];
+    let mut buckets: Vec<Vec<VReg>> = vec![nodes.iter().rev().copied().collect()];
+    let mut color: Vec<Option<u32>> = vec![None; n];
+    let mut top = 0;
+    let mut used = 0u32;
+    let mut taken = Vec::new();
+    let mut remaining = nodes.len();
+    while remaining > 0 {
+        let Some(v) = buckets[top].pop() else {
+            top -= 1;
+            continue;
+        };
+        if color[v.index()].is_some() || weight[v.index()] != top {
+            continue; // stale entry
+        }
+        taken.clear();
+        taken.resize(used as usize + 1, false);
+        for w in graph.neighbors(v) {
+            if let Some(c) = color[w.index()] {
+                taken[c as usize] = true;
+            }
+        }
+        let partner_color =
+            partners[v.index()].iter().filter_map(|p| color[p.index()]).find(|&c| !taken[c as usize]);
+        let c = partner_color.unwrap_or_else(|| (0..).find(|&c| !taken[c as usize]).expect("a free color"));
+        color[v.index()] = Some(c);
+        used = used.max(c + 1);
+        remaining -= 1;
+        for w in graph.neighbors(v) {
+            if is_node[w.index()] && color[w.index()].is_none() {
+                weight[w.index()] += 1;
+                let bucket = weight[w.index()];
+                if buckets.len() <= bucket {
+                    buckets.resize(bucket + 1, Vec::new());
+                }
+                buckets[bucket].push(w);
+                top = top.max(bucket);
+            }
+        }
+    }
+    color
 }
 
 /// The vregs a function references, by class.
@@ -373,10 +439,10 @@ pub fn color(f: &Function, options: &Options) -> crate::rewrite::PassOutcome {
     let graph = InterferenceGraph::build(f, &liveness);
     let cost = crate::spill_cost::spill_costs(f, crate::spill_cost::L1_LATENCY);
     let nodes = referenced_vregs(f);
-    let copies: Vec<(VReg, VReg)> = (0..f.insts.len())
-        .filter_map(|i| f.copy_pair(crate::function::Inst::new(i)))
-        .collect();
-    let coloring = Briggs::new(&graph, options, &cost, &nodes, &copies).run(None);
+    let copies: Vec<(VReg, VReg)> =
+        (0..f.insts.len()).filter_map(|i| f.copy_pair(crate::function::Inst::new(i))).collect();
+    let mut coloring = Briggs::new(&graph, options, &cost, &nodes, &copies).run(None);
+    improve_classes_above_max_live(f, &graph, &nodes, &copies, &mut coloring);
 
     let mut rewrite = Rewrite::identity(f.num_vregs());
     rewrite.rename = color_representatives(f, &coloring);
@@ -384,48 +450,22 @@ pub fn color(f: &Function, options: &Options) -> crate::rewrite::PassOutcome {
 
     let colors = colors_per_class(f, &coloring);
     let mut stats = vec![
-        Stat {
-            name: c"vregs-before",
-            value: nodes.len() as u64,
-        },
-        Stat {
-            name: c"vregs-after",
-            value: colors.iter().map(|&c| u64::from(c)).sum(),
-        },
-        Stat {
-            name: c"max-live",
-            value: graph.max_live.iter().map(|&m| u64::from(m)).sum(),
-        },
-        Stat {
-            name: c"copies-deleted",
-            value: rewrite.deleted.len() as u64,
-        },
+        Stat { name: c"vregs-before", value: nodes.len() as u64 },
+        Stat { name: c"vregs-after", value: colors.iter().map(|&c| u64::from(c)).sum() },
+        Stat { name: c"max-live", value: graph.max_live.iter().map(|&m| u64::from(m)).sum() },
+        Stat { name: c"copies-deleted", value: rewrite.deleted.len() as u64 },
         Stat {
             name: c"classes-above-max-live",
-            value: colors
-                .iter()
-                .zip(&graph.max_live)
-                .filter(|(c, m)| c > m)
-                .count() as u64,
+            value: colors.iter().zip(&graph.max_live).filter(|(c, m)| c > m).count() as u64,
         },
     ];
     for (class, name) in f.class_names.iter().enumerate() {
         let class = RegClass::new(class);
-        for (prefix, value) in [
-            ("colors", colors[class.index()]),
-            ("max-live", graph.max_live_of(class)),
-        ] {
+        for (prefix, value) in [("colors", colors[class.index()]), ("max-live", graph.max_live_of(class))] {
             if let Some(stat) = class_stat(prefix, name) {
-                stats.push(Stat {
-                    name: stat,
-                    value: u64::from(value),
-                });
+                stats.push(Stat { name: stat, value: u64::from(value) });
             }
         }
     }
-    PassOutcome {
-        rewrite,
-        stats,
-        kept_copies: Vec::new(),
-    }
+    PassOutcome { rewrite, stats, kept_copies: Vec::new() }
 }

@@ -40,9 +40,7 @@ pub fn unsupported_reason(f: &Function) -> Option<String> {
             }
             match f.class_of(o.vreg) {
                 None => return Some(format!("{:?} has no register class", o.vreg)),
-                Some(c) if f.class_name(c) == "B128" => {
-                    return Some("128-bit registers (B128)".into())
-                }
+                Some(c) if f.class_name(c) == "B128" => return Some("128-bit registers (B128)".into()),
                 Some(_) => {}
             }
         }
@@ -59,14 +57,10 @@ pub fn run(f: &Function, options: &Options, pass: Pass) -> Verdict {
         panic!("injected fault: panic while running {pass:?} on {}", f.name);
     }
     let (off, analyze) = match pass {
-        Pass::Coalesce => (
-            options.coalesce_mode == CoalesceMode::Off,
-            options.coalesce_mode == CoalesceMode::Analyze,
-        ),
-        Pass::Color => (
-            options.color_mode == ColorMode::Off,
-            options.color_mode == ColorMode::Analyze,
-        ),
+        Pass::Coalesce => {
+            (options.coalesce_mode == CoalesceMode::Off, options.coalesce_mode == CoalesceMode::Analyze)
+        }
+        Pass::Color => (options.color_mode == ColorMode::Off, options.color_mode == ColorMode::Analyze),
     };
     if off {
         return Verdict::Apply(PassOutcome {

@@ -12,8 +12,7 @@ use std::sync::Once;
 use crate::abi::*;
 use crate::driver::{self, Pass, Verdict};
 use crate::function::{
-    Block, BlockData, Function, InstData, InstFlags, InstKind, Operand, OperandFlags, RegClass,
-    VReg,
+    Block, BlockData, Function, InstData, InstFlags, InstKind, Operand, OperandFlags, RegClass, VReg,
 };
 use crate::options::{CoalesceMode, ColorMode, Fault, Options};
 use crate::rewrite::PassOutcome;
@@ -50,27 +49,14 @@ impl OwnedResult {
                 .rewrite
                 .remats
                 .iter()
-                .map(|r| NvraRemat {
-                    copy_inst: r.copy.0,
-                    source_inst: r.source.0,
-                })
+                .map(|r| NvraRemat { copy_inst: r.copy.0, source_inst: r.source.0 })
                 .collect();
-            owned.stats = outcome
-                .stats
-                .iter()
-                .map(|s| NvraStat {
-                    name: s.name.as_ptr(),
-                    value: s.value,
-                })
-                .collect();
+            owned.stats =
+                outcome.stats.iter().map(|s| NvraStat { name: s.name.as_ptr(), value: s.value }).collect();
             owned.kept = outcome
                 .kept_copies
                 .iter()
-                .map(|k| NvraKeptCopy {
-                    inst: k.inst.0,
-                    reserved: 0,
-                    reason: k.reason.as_ptr(),
-                })
+                .map(|k| NvraKeptCopy { inst: k.inst.0, reserved: 0, reason: k.reason.as_ptr() })
                 .collect();
         }
         owned.raw = NvraResult {
@@ -106,14 +92,8 @@ pub unsafe extern "C" fn nvra_run_pass(
     let owned = match outcome {
         Ok(owned) => owned,
         Err(payload) => {
-            let what = LAST_PANIC
-                .with(|p| p.borrow_mut().take())
-                .unwrap_or_else(|| panic_text(&payload));
-            OwnedResult::new(
-                NVRA_STATUS_PANIC,
-                format!("internal error in the Rust core: {what}"),
-                None,
-            )
+            let what = LAST_PANIC.with(|p| p.borrow_mut().take()).unwrap_or_else(|| panic_text(&payload));
+            OwnedResult::new(NVRA_STATUS_PANIC, format!("internal error in the Rust core: {what}"), None)
         }
     };
     Box::into_raw(owned).cast()
@@ -128,22 +108,14 @@ pub unsafe extern "C" fn nvra_result_free(result: *mut NvraResult) {
     }
 }
 
-unsafe fn run(
-    fn_: *const NvraFunction,
-    options: *const NvraOptions,
-    pass: u32,
-) -> Box<OwnedResult> {
+unsafe fn run(fn_: *const NvraFunction, options: *const NvraOptions, pass: u32) -> Box<OwnedResult> {
     let (raw, raw_options) = (&*fn_, &*options);
     if let Err(why) = check_abi(raw, raw_options) {
         return OwnedResult::new(NVRA_STATUS_ABI_MISMATCH, why, None);
     }
     let f = function_from_abi(raw);
     let options = options_from_abi(raw_options);
-    let pass = if pass == NVRA_PASS_COLOR {
-        Pass::Color
-    } else {
-        Pass::Coalesce
-    };
+    let pass = if pass == NVRA_PASS_COLOR { Pass::Color } else { Pass::Coalesce };
     let _span = tracing::debug_span!("nvregalloc", function = %f.name, ?pass).entered();
     match driver::run(&f, &options, pass) {
         Verdict::Apply(outcome) => OwnedResult::new(NVRA_STATUS_OK, String::new(), Some(outcome)),
@@ -154,23 +126,11 @@ unsafe fn run(
 
 fn check_abi(f: &NvraFunction, o: &NvraOptions) -> Result<(), String> {
     let expected = [
-        (
-            "NvraFunction",
-            f.sizeof_function as usize,
-            size_of::<NvraFunction>(),
-        ),
+        ("NvraFunction", f.sizeof_function as usize, size_of::<NvraFunction>()),
         ("NvraBlock", f.sizeof_block as usize, size_of::<NvraBlock>()),
         ("NvraInst", f.sizeof_inst as usize, size_of::<NvraInst>()),
-        (
-            "NvraOperand",
-            f.sizeof_operand as usize,
-            size_of::<NvraOperand>(),
-        ),
-        (
-            "NvraOptions",
-            o.sizeof_options as usize,
-            size_of::<NvraOptions>(),
-        ),
+        ("NvraOperand", f.sizeof_operand as usize, size_of::<NvraOperand>()),
+        ("NvraOptions", o.sizeof_options as usize, size_of::<NvraOptions>()),
     ];
     if f.abi_version != NVRA_ABI_VERSION || o.abi_version != NVRA_ABI_VERSION {
         return Err(format!(
@@ -209,25 +169,15 @@ unsafe fn c_string(ptr: *const c_char) -> String {
 unsafe fn function_from_abi(raw: &NvraFunction) -> Function {
     let succs = array(
         raw.succs,
-        u32::MAX.min(total(array(raw.blocks, raw.num_blocks), |b| {
-            b.first_succ + b.num_succs
-        })),
+        u32::MAX.min(total(array(raw.blocks, raw.num_blocks), |b| b.first_succ + b.num_succs)),
     );
-    let preds = array(
-        raw.preds,
-        total(array(raw.blocks, raw.num_blocks), |b| {
-            b.first_pred + b.num_preds
-        }),
-    );
+    let preds = array(raw.preds, total(array(raw.blocks, raw.num_blocks), |b| b.first_pred + b.num_preds));
     let operands = array(raw.operands, raw.num_operands);
     let blocks = array(raw.blocks, raw.num_blocks)
         .iter()
         .map(|b| {
             let edges = |list: &[u32], first: u32, n: u32| {
-                list[first as usize..(first + n) as usize]
-                    .iter()
-                    .map(|&x| Block(x))
-                    .collect()
+                list[first as usize..(first + n) as usize].iter().map(|&x| Block(x)).collect()
             };
             BlockData {
                 first_inst: b.first_inst,
@@ -253,8 +203,7 @@ unsafe fn function_from_abi(raw: &NvraFunction) -> Function {
             },
             flags: InstFlags::from_bits_truncate(i.flags),
             opcode: i.opcode,
-            operands: operands
-                [i.first_operand as usize..(i.first_operand + i.num_operands) as usize]
+            operands: operands[i.first_operand as usize..(i.first_operand + i.num_operands) as usize]
                 .iter()
                 .map(|o| Operand {
                     vreg: VReg(o.vreg),
@@ -264,21 +213,12 @@ unsafe fn function_from_abi(raw: &NvraFunction) -> Function {
                 .collect(),
         })
         .collect();
-    let class_names = array(raw.class_names, raw.num_classes)
-        .iter()
-        .map(|&p| c_string(p))
-        .collect();
+    let class_names = array(raw.class_names, raw.num_classes).iter().map(|&p| c_string(p)).collect();
     let vreg_class = array(raw.vreg_class, raw.num_vregs)
         .iter()
         .map(|&c| (c != NVRA_NONE).then_some(RegClass(c)))
         .collect();
-    Function {
-        name: c_string(raw.name),
-        blocks,
-        insts,
-        vreg_class,
-        class_names,
-    }
+    Function { name: c_string(raw.name), blocks, insts, vreg_class, class_names }
 }
 
 fn total(blocks: &[NvraBlock], end: impl Fn(&NvraBlock) -> u32) -> u32 {
@@ -341,10 +281,8 @@ fn init_logging() {
         }
         let previous = panic::take_hook();
         panic::set_hook(Box::new(move |info| {
-            let location = info
-                .location()
-                .map(|l| format!(" at {}:{}", l.file(), l.line()))
-                .unwrap_or_default();
+            let location =
+                info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
             let message = info
                 .payload()
                 .downcast_ref::<&str>()

@@ -92,18 +92,10 @@ pub struct Operand {
 
 impl Operand {
     pub fn def(vreg: VReg) -> Self {
-        Self {
-            vreg,
-            flags: OperandFlags::DEF,
-            tied_to: None,
-        }
+        Self { vreg, flags: OperandFlags::DEF, tied_to: None }
     }
     pub fn use_of(vreg: VReg) -> Self {
-        Self {
-            vreg,
-            flags: OperandFlags::empty(),
-            tied_to: None,
-        }
+        Self { vreg, flags: OperandFlags::empty(), tied_to: None }
     }
     pub fn is_def(&self) -> bool {
         self.flags.contains(OperandFlags::DEF)
@@ -175,20 +167,12 @@ impl Function {
 
     /// Registers an instruction writes.
     pub fn defs(&self, i: Inst) -> impl Iterator<Item = VReg> + '_ {
-        self.inst(i)
-            .operands
-            .iter()
-            .filter(|o| o.is_def())
-            .map(|o| o.vreg)
+        self.inst(i).operands.iter().filter(|o| o.is_def()).map(|o| o.vreg)
     }
 
     /// Registers whose value an instruction reads.
     pub fn uses(&self, i: Inst) -> impl Iterator<Item = VReg> + '_ {
-        self.inst(i)
-            .operands
-            .iter()
-            .filter(|o| o.reads())
-            .map(|o| o.vreg)
+        self.inst(i).operands.iter().filter(|o| o.reads()).map(|o| o.vreg)
     }
 
     /// `(destination, source)` if `i` is a plain copy between two registers
@@ -248,26 +232,14 @@ impl FunctionBuilder {
     }
 
     pub fn inst(&mut self, kind: InstKind, defs: &[VReg], uses: &[VReg]) -> Inst {
-        let operands = defs
-            .iter()
-            .map(|&v| Operand::def(v))
-            .chain(uses.iter().map(|&v| Operand::use_of(v)))
-            .collect();
-        self.inst_with(InstData {
-            kind,
-            flags: InstFlags::empty(),
-            opcode: 0,
-            operands,
-        })
+        let operands =
+            defs.iter().map(|&v| Operand::def(v)).chain(uses.iter().map(|&v| Operand::use_of(v))).collect();
+        self.inst_with(InstData { kind, flags: InstFlags::empty(), opcode: 0, operands })
     }
 
     pub fn inst_with(&mut self, data: InstData) -> Inst {
         self.function.insts.push(data);
-        self.function
-            .blocks
-            .last_mut()
-            .expect("a block before instructions")
-            .num_insts += 1;
+        self.function.blocks.last_mut().expect("a block before instructions").num_insts += 1;
         Inst::new(self.function.insts.len() - 1)
     }
 

@@ -25,9 +25,7 @@ impl BlockValues {
     }
 
     fn number(f: &Function, b: Block) -> Self {
-        let mut values = Self {
-            defs: FxHashMap::default(),
-        };
+        let mut values = Self { defs: FxHashMap::default() };
         let mut next = 0u64;
         for i in f.block_insts(b) {
             let copied = f.copy_pair(i).map(|(_, src)| values.value_before(src, i));
@@ -65,11 +63,13 @@ pub struct InterferenceGraph {
 }
 
 impl InterferenceGraph {
+    /// A graph with no edges.
+    pub fn new(num_vregs: usize, num_classes: usize) -> Self {
+        Self { adjacency: vec![FxHashSet::default(); num_vregs], max_live: vec![0; num_classes] }
+    }
+
     pub fn build(f: &Function, liveness: &Liveness) -> Self {
-        let mut graph = Self {
-            adjacency: vec![FxHashSet::default(); f.num_vregs()],
-            max_live: vec![0; f.class_names.len()],
-        };
+        let mut graph = Self::new(f.num_vregs(), f.class_names.len());
         let mut live = LiveSet::new(f.num_vregs());
         let mut pressure = vec![0u32; f.class_names.len()];
         for b in f.block_ids() {
@@ -94,10 +94,7 @@ impl InterferenceGraph {
                     }
                 }
                 pressure.fill(0);
-                for v in live_after
-                    .iter()
-                    .chain(defs.iter().copied().filter(|d| !live_after.contains(*d)))
-                {
+                for v in live_after.iter().chain(defs.iter().copied().filter(|d| !live_after.contains(*d))) {
                     if let Some(c) = f.class_of(v) {
                         pressure[c.index()] += 1;
                     }
@@ -123,6 +120,10 @@ impl InterferenceGraph {
 
     pub fn neighbors(&self, v: VReg) -> impl Iterator<Item = VReg> + '_ {
         self.adjacency[v.index()].iter().copied()
+    }
+
+    pub fn num_vregs(&self) -> usize {
+        self.adjacency.len()
     }
 
     pub fn degree(&self, v: VReg) -> usize {

@@ -8,12 +8,7 @@
 //! `spill_cost`; `checker` proves every rewrite independently; `driver`
 //! strings them together for one function.
 
-#[allow(
-    non_upper_case_globals,
-    non_camel_case_types,
-    non_snake_case,
-    dead_code
-)]
+#[allow(non_upper_case_globals, non_camel_case_types, non_snake_case, dead_code)]
 mod abi {
     include!(concat!(env!("OUT_DIR"), "/abi.rs"));
 }

@@ -75,10 +75,7 @@ pub struct LiveSet {
 
 impl LiveSet {
     pub fn new(num_vregs: usize) -> Self {
-        Self {
-            dense: Vec::new(),
-            position: vec![u32::MAX; num_vregs],
-        }
+        Self { dense: Vec::new(), position: vec![u32::MAX; num_vregs] }
     }
 
     pub fn contains(&self, v: VReg) -> bool {

@@ -27,11 +27,7 @@ pub struct Rewrite {
 
 impl Rewrite {
     pub fn identity(num_vregs: usize) -> Self {
-        Self {
-            rename: (0..num_vregs).map(VReg::new).collect(),
-            deleted: Vec::new(),
-            remats: Vec::new(),
-        }
+        Self { rename: (0..num_vregs).map(VReg::new).collect(), deleted: Vec::new(), remats: Vec::new() }
     }
 
     pub fn is_identity(&self) -> bool {
@@ -99,9 +95,6 @@ pub struct PassOutcome {
 
 impl PassOutcome {
     pub fn stat(&self, name: &str) -> Option<u64> {
-        self.stats
-            .iter()
-            .find(|s| s.name.to_bytes() == name.as_bytes())
-            .map(|s| s.value)
+        self.stats.iter().find(|s| s.name.to_bytes() == name.as_bytes()).map(|s| s.value)
     }
 }

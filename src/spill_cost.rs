@@ -33,9 +33,5 @@ pub fn spill_costs(f: &Function, latency: f64) -> Vec<f64> {
             }
         }
     }
-    def_weight
-        .iter()
-        .zip(&use_weight)
-        .map(|(d, u)| d * u * latency)
-        .collect()
+    def_weight.iter().zip(&use_weight).map(|(d, u)| d * u * latency).collect()
 }

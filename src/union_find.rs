@@ -33,10 +33,7 @@ impl VRegSets {
         for _ in 0..num_vregs {
             table.new_key(());
         }
-        Self {
-            table,
-            smallest: (0..num_vregs).map(VReg::new).collect(),
-        }
+        Self { table, smallest: (0..num_vregs).map(VReg::new).collect() }
     }
 
     pub fn find(&mut self, v: VReg) -> VReg {

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# README command 2: install what is missing, build, and run every test:
+#   1. cargo test    the Rust core: unit, property and checker tests
+#   2. lit           tests/lit, the real llc 22 + FileCheck on .ll and .mir
+#   3. corpus        tests/kernels through stock llc/clang and every plugin mode
+#                    (-verify-machineinstrs, ptxas, byte-identity of analysis mode)
+set -uo pipefail
+here="$(dirname "${BASH_SOURCE[0]}")"
+bash "$here/setup.sh" || exit 1
+source "$here/env.sh"
+cd "$NVREGALLOC_ROOT"
+
+passed=0 failed=0
+suite() {
+  local name=$1; shift
+  echo "=== $name: $*"
+  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "=== $name FAILED"; fi
+}
+suite "cargo test" cargo test --release --quiet
+suite "lit" lit -sv tests/lit
+suite "corpus" python3 scripts/corpus.py
+echo "suites: $passed passed, $failed failed"
+[ "$failed" = 0 ]
