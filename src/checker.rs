@@ -149,11 +149,25 @@ impl<'a> Context<'a> {
         }
     }
 
-    /// `source` is the only instruction defining `v`, and a pure constant: so
-    /// whenever `v` holds a value, recomputing `source` gives that value.
-    fn is_single_constant(&self, source: Inst, v: VReg) -> bool {
+    /// `source` is a pure constant defining `v`, and it is the def of `v` that
+    /// reaches `at`: either the only def of `v` in the function, or one earlier
+    /// in the same block with no def of `v` in between. Recomputing it then
+    /// gives the value `v` holds at `at`.
+    fn constant_reaches(&self, source: Inst, at: Inst, v: VReg) -> bool {
         let data = self.f.inst(source);
-        is_pure_constant(data) && data.operands[0].vreg == v && self.defs_per_vreg[v.index()] == 1
+        if !is_pure_constant(data) || data.operands[0].vreg != v {
+            return false;
+        }
+        if self.defs_per_vreg[v.index()] == 1 {
+            return true;
+        }
+        let block = |i: Inst| {
+            self.f.blocks.iter().position(|b| (b.first_inst..b.first_inst + b.num_insts).contains(&i.0))
+        };
+        block(source) == block(at)
+            && source < at
+            && ((source.0 + 1)..at.0)
+                .all(|i| self.f.inst(Inst(i)).operands.iter().all(|o| !(o.is_def() && o.vreg == v)))
     }
 }
 
@@ -194,7 +208,7 @@ fn step(
         // The copy now recomputes its source's constant into its destination.
         let dst = match data.operands.as_slice() {
             [d, s] if data.kind == InstKind::Copy && d.is_def() && s.reads() => {
-                if !ctx.is_single_constant(*source, s.vreg) {
+                if !ctx.constant_reaches(*source, i, s.vreg) {
                     return error(
                         Some(i),
                         format!("rematerialized {:?} from an instruction that is not its constant", s.vreg),

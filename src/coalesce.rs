@@ -23,7 +23,7 @@ use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 use std::ffi::CStr;
 
-use crate::function::{Function, Inst, InstFlags, InstKind, VReg};
+use crate::function::{Block, Function, Inst, InstFlags, InstKind, VReg};
 use crate::interference::InterferenceGraph;
 use crate::liveness::Liveness;
 use crate::options::{CoalesceMode, Options};
@@ -267,6 +267,16 @@ fn single_defs(f: &Function) -> Vec<Option<Inst>> {
     def.iter().zip(&count).map(|(&d, &n)| if n == 1 { d } else { None }).collect()
 }
 
+fn block_of_each_inst(f: &Function) -> Vec<Block> {
+    let mut block = vec![Block(0); f.insts.len()];
+    for b in f.block_ids() {
+        for i in f.block_insts(b) {
+            block[i.index()] = b;
+        }
+    }
+    block
+}
+
 /// A constant: a move-immediate (LLVM's isMoveImmediate) with no side
 /// effects, no register input and one def. LLVM 22 does not mark NVPTX's
 /// float move-immediates as trivially rematerializable, so that flag is not
@@ -282,9 +292,14 @@ pub fn is_constant_def(f: &Function, i: Inst) -> bool {
 /// constant's instruction, and deletes constants no one reads any more.
 fn rematerialize_constant_copies(f: &Function, stay: &[Inst], rewrite: &mut Rewrite) {
     let defs = single_defs(f);
+    let block_of = block_of_each_inst(f);
     for &copy in stay {
         let (_, src) = f.copy_pair(copy).expect("a kept candidate is a copy");
-        if let Some(source) = defs[src.index()].filter(|&i| is_constant_def(f, i)) {
+        // The def that reaches the copy: the last one earlier in its block,
+        // else the only one in the function.
+        let earlier = f.block_insts(block_of[copy.index()]).rev().skip_while(|&i| i >= copy);
+        let reaching = earlier.into_iter().find(|&i| f.defs(i).any(|d| d == src)).or(defs[src.index()]);
+        if let Some(source) = reaching.filter(|&i| is_constant_def(f, i)) {
             rewrite.remats.push(Remat { copy, source });
         }
     }
@@ -447,8 +462,6 @@ mod tests {
         assert_eq!(outcome.stat("copies-rematerialized"), Some(2));
         assert_eq!(outcome.stat("constants-deleted"), Some(1));
     }
-
-    use crate::function::Block;
 
     proptest! {
         /// A smaller factor counts fewer neighbours as high-degree, so it
