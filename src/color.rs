@@ -55,6 +55,8 @@ impl Eq for SimplifyKey {}
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Place {
     NotANode,
+    /// In the graph, not yet put on a worklist (while the worklists are built).
+    Pending,
     Simplify,
     Freeze,
     Spill,
@@ -102,7 +104,7 @@ impl<'a> Briggs<'a> {
         let mut place = vec![Place::NotANode; n];
         let mut degree = vec![0; n];
         for &v in nodes {
-            place[v.index()] = Place::Removed; // not yet placed
+            place[v.index()] = Place::Pending;
         }
         for &v in nodes {
             degree[v.index()] =
@@ -140,7 +142,7 @@ impl<'a> Briggs<'a> {
     }
 
     fn in_graph(&self, v: VReg) -> bool {
-        matches!(self.place[v.index()], Place::Simplify | Place::Freeze | Place::Spill)
+        matches!(self.place[v.index()], Place::Pending | Place::Simplify | Place::Freeze | Place::Spill)
     }
 
     /// Fewer than K neighbours still in the graph are high-degree.
@@ -234,7 +236,14 @@ impl<'a> Briggs<'a> {
     /// Runs simplify/freeze/spill to an empty graph, then select.
     /// `palette`: colors per class, `None` for unbounded.
     pub fn run(mut self, palette: Option<u32>) -> Coloring {
-        let mut optimistic = Vec::new();
+        let optimistic = self.simplify();
+        self.select(palette, optimistic)
+    }
+
+    /// Empties the graph onto the stack; returns how many nodes were removed
+    /// as (optimistic) spill candidates.
+    fn simplify(&mut self) -> usize {
+        let mut optimistic = 0;
         loop {
             if let Some((v, _)) = self.simplify.pop() {
                 self.remove(v);
@@ -251,14 +260,14 @@ impl<'a> Briggs<'a> {
                     self.spill.push(v, self.spill_key(v));
                 }
             } else if let Some((v, _)) = self.spill.pop() {
-                optimistic.push(v);
+                optimistic += 1;
                 self.freeze_moves(v);
                 self.remove(v);
             } else {
                 break;
             }
         }
-        self.select(palette, optimistic.len())
+        optimistic
     }
 
     fn select(self, palette: Option<u32>, optimistic: usize) -> Coloring {
@@ -468,4 +477,88 @@ pub fn color(f: &Function, options: &Options) -> crate::rewrite::PassOutcome {
         }
     }
     PassOutcome { rewrite, stats, kept_copies: Vec::new() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn graph(n: u32, edges: &[(u32, u32)]) -> (InterferenceGraph, Vec<VReg>) {
+        let mut g = InterferenceGraph::new(n as usize, 1);
+        for &(a, b) in edges {
+            g.add_edge(VReg(a), VReg(b));
+        }
+        (g, (0..n).map(VReg).collect())
+    }
+
+    fn removal_order(g: &InterferenceGraph, nodes: &[VReg], cost: &[f64], options: &Options) -> Vec<u32> {
+        let mut briggs = Briggs::new(g, options, cost, nodes, &[]);
+        briggs.simplify();
+        briggs.stack.iter().map(|v| v.0).collect()
+    }
+
+    #[test]
+    fn safe_nodes_leave_lowest_degree_first_then_lowest_vreg() {
+        // A star around 0 plus an edge 3-4: degrees 0:4, 1:1, 2:1, 3:2, 4:2.
+        let (g, nodes) = graph(5, &[(0, 1), (0, 2), (0, 3), (0, 4), (3, 4)]);
+        let order = removal_order(&g, &nodes, &[1.0; 5], &Options::default());
+        // 1 and 2 tie at degree 1 (1 first); removing 1 and 2 drops 0 to
+        // degree 2, tying with 3 and 4: vreg 0 first, then 3 (degree 1), 4.
+        assert_eq!(order, [1, 2, 0, 3, 4]);
+    }
+
+    #[test]
+    fn a_stuck_graph_gives_up_the_node_with_the_lowest_cost_per_degree() {
+        // K = 2 with factor 1.0 on a 4-clique: nothing is Briggs-safe.
+        let (g, nodes) = graph(4, &[(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]);
+        let options = Options { k: 2, coalesce_factor: 1.0, ..Options::default() };
+        let order = removal_order(&g, &nodes, &[8.0, 2.0, 9.0, 7.0], &options);
+        assert_eq!(order[0], 1);
+    }
+
+    #[test]
+    fn optimism_colors_a_square_in_two_colors_without_spilling() {
+        // A 4-cycle with K = 2 and factor 1.0: every neighbour is high-degree,
+        // so simplify must push a spill candidate, yet two colors suffice.
+        let (g, nodes) = graph(4, &[(0, 1), (1, 2), (2, 3), (3, 0)]);
+        let options = Options { k: 2, coalesce_factor: 1.0, ..Options::default() };
+        let coloring = Briggs::new(&g, &options, &[1.0; 4], &nodes, &[]).run(Some(2));
+        assert!(coloring.optimistic >= 1);
+        assert!(coloring.spilled.is_empty());
+        assert!(coloring.color.iter().all(|c| c.is_some_and(|c| c < 2)));
+    }
+
+    #[test]
+    fn a_triangle_in_two_colors_spills_one_node() {
+        let (g, nodes) = graph(3, &[(0, 1), (1, 2), (2, 0)]);
+        let options = Options { k: 2, ..Options::default() };
+        let coloring = Briggs::new(&g, &options, &[1.0; 3], &nodes, &[]).run(Some(2));
+        assert_eq!(coloring.spilled.len(), 1);
+    }
+
+    #[test]
+    fn copy_partners_share_a_free_color() {
+        // 0 and 1 interfere; 2 is a copy of 0 that interferes with 1 only:
+        // lowest-free would also give 2 color 0, so make 3 copy-related to 1
+        // and interfere with 0: it must take 1's color, not the lowest.
+        let (g, nodes) = graph(4, &[(0, 1), (1, 2), (0, 3)]);
+        let coloring = Briggs::new(
+            &g,
+            &Options::default(),
+            &[1.0; 4],
+            &nodes,
+            &[(3, 1)].map(|(a, b)| (VReg(a), VReg(b))),
+        )
+        .run(None);
+        assert_eq!(coloring.color[3], coloring.color[1]);
+        assert_ne!(coloring.color[0], coloring.color[1]);
+    }
+
+    #[test]
+    fn mcs_greedy_colors_an_interval_graph_with_its_clique_number() {
+        // Intervals [0,2) [1,3) [2,4) [3,5) [0,5): max clique 3.
+        let (g, nodes) = graph(5, &[(0, 1), (1, 2), (2, 3), (4, 0), (4, 1), (4, 2), (4, 3)]);
+        let colors = mcs_greedy(&g, &nodes, &[]);
+        assert_eq!(colors.iter().flatten().max(), Some(&2));
+    }
 }
