@@ -42,43 +42,65 @@ fn error<T>(inst: Option<Inst>, message: String) -> Result<T, CheckError> {
     Err(CheckError { inst, message })
 }
 
-/// Location -> the original vregs whose current value it holds.
+/// Which original vregs' current values each location holds, as sorted
+/// `(location, original vreg)` pairs: holder sets are tiny, and a flat vector
+/// is cheap to copy at every block.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct State {
-    holders: FxHashMap<VReg, FxHashSet<VReg>>,
+    pairs: Vec<(VReg, VReg)>,
 }
 
 impl State {
     fn holds(&self, location: VReg, v: VReg) -> bool {
-        self.holders.get(&location).is_some_and(|s| s.contains(&v))
+        self.pairs.binary_search(&(location, v)).is_ok()
+    }
+
+    fn range(&self, location: VReg) -> std::ops::Range<usize> {
+        let start = self.pairs.partition_point(|&(l, _)| l < location);
+        let end = self.pairs.partition_point(|&(l, _)| l <= location);
+        start..end
+    }
+
+    /// The original vregs `location` holds.
+    fn holders(&self, location: VReg) -> Vec<VReg> {
+        self.pairs[self.range(location)].iter().map(|&(_, v)| v).collect()
+    }
+
+    fn add(&mut self, location: VReg, v: VReg) {
+        if let Err(at) = self.pairs.binary_search(&(location, v)) {
+            self.pairs.insert(at, (location, v));
+        }
+    }
+
+    /// `location` was written: it now holds exactly `values` (sorted, unique).
+    fn set(&mut self, location: VReg, values: &[VReg]) {
+        let range = self.range(location);
+        self.pairs.splice(range, values.iter().map(|&v| (location, v)));
     }
 
     /// `v` was redefined: no location holds its value any more.
     fn forget(&mut self, v: VReg) {
-        for set in self.holders.values_mut() {
-            set.remove(&v);
-        }
+        self.pairs.retain(|&(_, o)| o != v);
     }
 
     fn meet(&mut self, other: &State) {
-        self.holders.retain(|location, set| match other.holders.get(location) {
-            Some(theirs) => {
-                set.retain(|v| theirs.contains(v));
-                !set.is_empty()
+        let theirs = &other.pairs;
+        let mut j = 0;
+        self.pairs.retain(|pair| {
+            while j < theirs.len() && theirs[j] < *pair {
+                j += 1;
             }
-            None => false,
+            j < theirs.len() && theirs[j] == *pair
         });
     }
 
     fn keep_only(&mut self, live: &FixedBitSet) {
-        self.holders.retain(|_, set| {
-            set.retain(|v| live.contains(v.index()));
-            !set.is_empty()
-        });
+        self.pairs.retain(|&(_, v)| live.contains(v.index()));
     }
 }
 
 pub fn check(original: &Function, rewrite: &Rewrite) -> Result<(), CheckError> {
+    let _span = tracing::debug_span!("checker").entered();
     check_rename_map(original, rewrite)?;
     let ctx = Context::new(original, rewrite);
     let live_in = live_in_sets(original);
@@ -94,7 +116,7 @@ pub fn check(original: &Function, rewrite: &Rewrite) -> Result<(), CheckError> {
         let mut state = if b.index() == 0 || preds.is_empty() {
             let mut s = State::default();
             for v in live_in[b.index()].ones().map(VReg::new) {
-                s.holders.entry(rewrite.renamed(v)).or_default().insert(v);
+                s.add(rewrite.renamed(v), v);
             }
             s
         } else {
@@ -219,7 +241,7 @@ fn step(
             _ => return error(Some(i), "rematerialized an instruction that is not a plain copy".into()),
         };
         state.forget(dst);
-        state.holders.insert(at(dst), std::iter::once(dst).collect());
+        state.set(at(dst), &[dst]);
         return Ok(());
     }
 
@@ -246,7 +268,7 @@ fn step(
         let had_source = state.holds(at(src), src);
         state.forget(dst);
         if had_source {
-            state.holders.entry(at(dst)).or_default().insert(dst);
+            state.add(at(dst), dst);
         }
         return Ok(());
     }
@@ -272,27 +294,24 @@ fn step(
     // two locations share a holder) keeps its own holders too.
     let copied = match (data.kind, data.operands.as_slice()) {
         (InstKind::Copy, [d, s]) if d.is_def() && s.reads() => {
-            let source = state.holders.get(&at(s.vreg)).cloned().unwrap_or_default();
-            let mut value = source.clone();
-            if let Some(already) = state.holders.get(&at(d.vreg)) {
-                if !already.is_disjoint(&source) {
-                    value.extend(already.iter().copied());
-                }
+            let mut value = state.holders(at(s.vreg));
+            let already = state.holders(at(d.vreg));
+            if already.iter().any(|v| value.contains(v)) {
+                value.extend(already);
             }
-            Some(value)
+            value
         }
-        _ => None,
+        _ => Vec::new(),
     };
     for &d in &defs {
         state.forget(d);
     }
     for &d in &defs {
-        let mut set = copied.clone().unwrap_or_default();
-        for v in &defs {
-            set.remove(v);
-        }
-        set.insert(d);
-        state.holders.insert(at(d), set);
+        let mut values: Vec<VReg> = copied.iter().copied().filter(|v| !defs.contains(v)).collect();
+        values.push(d);
+        values.sort_unstable();
+        values.dedup();
+        state.set(at(d), &values);
     }
     Ok(())
 }

@@ -78,6 +78,9 @@ pub struct Briggs<'a> {
     options: &'a Options,
     cost: &'a [f64],
     degree: Vec<u32>,
+    /// Neighbours still in the graph that are high-degree, kept up to date as
+    /// degrees fall, so the Briggs test is O(1).
+    high_neighbours: Vec<u32>,
     place: Vec<Place>,
     /// Copy partners that can still share a color (not frozen).
     partners: Vec<Vec<VReg>>,
@@ -118,11 +121,20 @@ impl<'a> Briggs<'a> {
                 partners[s.index()].push(d);
             }
         }
+        let high = |d: u32| options.is_high_degree(d as usize);
+        let mut high_neighbours = vec![0; n];
+        for &v in nodes {
+            high_neighbours[v.index()] = graph
+                .neighbors(v)
+                .filter(|w| place[w.index()] != Place::NotANode && high(degree[w.index()]))
+                .count() as u32;
+        }
         let mut briggs = Self {
             graph,
             options,
             cost,
             degree,
+            high_neighbours,
             place,
             copy_partners: partners.clone(),
             partners,
@@ -147,11 +159,7 @@ impl<'a> Briggs<'a> {
 
     /// Fewer than K neighbours still in the graph are high-degree.
     fn briggs_safe(&self, v: VReg) -> bool {
-        let k = self.options.k as usize;
-        if (self.degree[v.index()] as usize) < k {
-            return true;
-        }
-        self.graph.neighbors(v).filter(|&w| self.in_graph(w) && self.is_high(w)).take(k).count() < k
+        self.high_neighbours[v.index()] < self.options.k
     }
 
     fn key(&self, v: VReg, safe: bool) -> SimplifyKey {
@@ -192,7 +200,8 @@ impl<'a> Briggs<'a> {
     fn reconsider(&mut self, w: VReg) {
         match self.place[w.index()] {
             Place::Simplify => {
-                let key = self.key(w, self.briggs_safe(w));
+                // Safe stays safe as degrees fall; only the tie-break moves.
+                let key = self.key(w, true);
                 self.simplify.change_priority(&w, key);
             }
             Place::Freeze | Place::Spill if self.briggs_safe(w) => {
@@ -211,14 +220,29 @@ impl<'a> Briggs<'a> {
     }
 
     fn remove(&mut self, v: VReg) {
+        let v_was_high = self.is_high(v);
         self.place[v.index()] = Place::Removed;
         self.stack.push(v);
         let graph = self.graph;
         for w in graph.neighbors(v) {
-            if self.in_graph(w) {
-                self.degree[w.index()] -= 1;
-                self.reconsider(w);
+            if !self.in_graph(w) {
+                continue;
             }
+            if v_was_high {
+                self.high_neighbours[w.index()] -= 1;
+            }
+            let w_was_high = self.is_high(w);
+            self.degree[w.index()] -= 1;
+            if w_was_high && !self.is_high(w) {
+                // w stops counting as high-degree for its other neighbours.
+                for x in graph.neighbors(w) {
+                    if self.in_graph(x) {
+                        self.high_neighbours[x.index()] -= 1;
+                        self.reconsider(x);
+                    }
+                }
+            }
+            self.reconsider(w);
         }
     }
 
@@ -236,6 +260,7 @@ impl<'a> Briggs<'a> {
     /// Runs simplify/freeze/spill to an empty graph, then select.
     /// `palette`: colors per class, `None` for unbounded.
     pub fn run(mut self, palette: Option<u32>) -> Coloring {
+        let _span = tracing::debug_span!("briggs").entered();
         let optimistic = self.simplify();
         self.select(palette, optimistic)
     }

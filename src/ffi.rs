@@ -276,7 +276,7 @@ fn init_logging() {
             let _ = tracing_subscriber::fmt()
                 .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
                 .with_writer(std::io::stderr)
-                .without_time()
+                .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
                 .try_init();
         }
         let previous = panic::take_hook();

@@ -69,8 +69,9 @@ impl InterferenceGraph {
     }
 
     pub fn build(f: &Function, liveness: &Liveness) -> Self {
+        let _span = tracing::debug_span!("interference").entered();
         let mut graph = Self::new(f.num_vregs(), f.class_names.len());
-        let mut live = LiveSet::new(f.num_vregs());
+        let mut live = LiveSet::new(f);
         let mut pressure = vec![0u32; f.class_names.len()];
         for b in f.block_ids() {
             let values = BlockValues::number(f, b);
@@ -93,9 +94,9 @@ impl InterferenceGraph {
                         }
                     }
                 }
-                pressure.fill(0);
-                for v in live_after.iter().chain(defs.iter().copied().filter(|d| !live_after.contains(*d))) {
-                    if let Some(c) = f.class_of(v) {
+                pressure.copy_from_slice(live_after.per_class());
+                for &d in defs.iter().filter(|&&d| !live_after.contains(d)) {
+                    if let Some(c) = f.class_of(d) {
                         pressure[c.index()] += 1;
                     }
                 }
@@ -104,6 +105,7 @@ impl InterferenceGraph {
                 }
             });
         }
+        tracing::debug!(edges = graph.adjacency.iter().map(|a| a.len()).sum::<usize>() / 2, "built");
         graph
     }
 

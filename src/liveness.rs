@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 
 use fixedbitset::FixedBitSet;
 
-use crate::function::{Block, Function, Inst, VReg};
+use crate::function::{Block, Function, Inst, RegClass, VReg};
 
 pub struct Liveness {
     pub live_in: Vec<FixedBitSet>,
@@ -16,6 +16,7 @@ pub struct Liveness {
 
 impl Liveness {
     pub fn compute(f: &Function) -> Self {
+        let _span = tracing::debug_span!("liveness").entered();
         let n = f.num_vregs();
         let num_blocks = f.blocks.len();
         // Per block: registers read before any write in it (upward-exposed),
@@ -66,16 +67,24 @@ impl Liveness {
     }
 }
 
-/// A set of vregs with O(1) insert, remove and membership and iteration in
-/// time proportional to its size, for walking through blocks.
+/// A set of vregs with O(1) insert, remove and membership, iteration in time
+/// proportional to its size, and a running count of members per class, for
+/// walking through blocks.
 pub struct LiveSet {
     dense: Vec<VReg>,
     position: Vec<u32>,
+    class: Vec<Option<RegClass>>,
+    per_class: Vec<u32>,
 }
 
 impl LiveSet {
-    pub fn new(num_vregs: usize) -> Self {
-        Self { dense: Vec::new(), position: vec![u32::MAX; num_vregs] }
+    pub fn new(f: &Function) -> Self {
+        Self {
+            dense: Vec::new(),
+            position: vec![u32::MAX; f.num_vregs()],
+            class: f.vreg_class.clone(),
+            per_class: vec![0; f.class_names.len()],
+        }
     }
 
     pub fn contains(&self, v: VReg) -> bool {
@@ -86,6 +95,9 @@ impl LiveSet {
         if !self.contains(v) {
             self.position[v.index()] = self.dense.len() as u32;
             self.dense.push(v);
+            if let Some(c) = self.class[v.index()] {
+                self.per_class[c.index()] += 1;
+            }
         }
     }
 
@@ -100,12 +112,21 @@ impl LiveSet {
             self.position[last.index()] = at;
         }
         self.position[v.index()] = u32::MAX;
+        if let Some(c) = self.class[v.index()] {
+            self.per_class[c.index()] -= 1;
+        }
+    }
+
+    /// Members of each class.
+    pub fn per_class(&self) -> &[u32] {
+        &self.per_class
     }
 
     pub fn reset_to(&mut self, bits: &FixedBitSet) {
         for v in self.dense.drain(..) {
             self.position[v.index()] = u32::MAX;
         }
+        self.per_class.fill(0);
         for v in bits.ones() {
             self.insert(VReg::new(v));
         }
