@@ -3,6 +3,7 @@
 #include "RustBridge.h"
 #include "Flatten.h"
 
+#include "llvm/ADT/Statistic.h"
 #include "llvm/CodeGen/MachineBlockFrequencyInfo.h"
 #include "llvm/CodeGen/MachineFunction.h"
 #include "llvm/CodeGen/MachineFunctionPass.h"
@@ -11,8 +12,13 @@
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/Target/TargetMachine.h"
 
+#include <cstdio>
+#include <cstdlib>
+#include <map>
 #include <memory>
+#include <string>
 
 using namespace llvm;
 
@@ -38,6 +44,15 @@ static cl::opt<NvraFault> InjectFault(
                clEnumValN(NVRA_FAULT_MERGE_INTERFERING, "merge-interfering",
                           "merge two interfering registers")));
 
+static cl::opt<std::string> ReportPath(
+    "nvregalloc-report", cl::value_desc("file.json"),
+    cl::desc("Write each function's figures, phase times and an occupancy "
+             "estimate to this JSON file"));
+
+static cl::opt<std::string> DotDir(
+    "nvregalloc-dot", cl::value_desc("dir"),
+    cl::desc("Write one Graphviz interference graph per function here"));
+
 NvraOptions sharedOptions() {
   NvraOptions O{};
   O.abi_version = NVRA_ABI_VERSION;
@@ -45,8 +60,44 @@ NvraOptions sharedOptions() {
   O.k = K;
   O.verify = Verify;
   O.fault = InjectFault;
+  O.report_path = ReportPath.empty() ? nullptr : ReportPath.c_str();
+  O.dot_dir = DotDir.empty() ? nullptr : DotDir.c_str();
   return O;
 }
+
+namespace {
+/// The core's figures summed over the run, printed at exit under -stats in
+/// LLVM's layout. (Debian's libLLVM is a release build without statistics,
+/// so LLVM's own Statistic objects would print nothing.)
+class Statistics {
+public:
+  static Statistics &get() {
+    static Statistics *S = new Statistics(); // never freed: printed at exit
+    return *S;
+  }
+  void add(const char *Pass, const char *Name, uint64_t Value) {
+    if (Totals.empty())
+      std::atexit([] { get().print(); });
+    Totals[{Pass, Name}] += Value;
+  }
+
+private:
+  void print() const {
+    if (!AreStatisticsEnabled())
+      return;
+    const char *Rule = "===-------------------------------------------"
+                       "------------------------------===\n";
+    std::fprintf(stderr, "%s%s%s\n", Rule,
+                 "                       ... nvregalloc statistics ...\n",
+                 Rule);
+    for (const auto &[Key, Value] : Totals)
+      std::fprintf(stderr, "%12llu %s - %s\n", (unsigned long long)Value,
+                   Key.first.c_str(), Key.second.c_str());
+    std::fprintf(stderr, "\n");
+  }
+  std::map<std::pair<std::string, std::string>, uint64_t> Totals;
+};
+} // namespace
 
 void addCorePassAnalyses(AnalysisUsage &AU) {
   AU.addRequired<MachineLoopInfoWrapperPass>();
@@ -65,10 +116,13 @@ struct ResultDeleter {
 bool runCorePass(MachineFunction &MF, MachineFunctionPass &P,
                  const char *PassArg, NvraPass Which,
                  const NvraOptions &Options) {
+  std::string TargetCPU = MF.getTarget().getTargetCPU().str();
+  NvraOptions WithTarget = Options;
+  WithTarget.target_cpu = TargetCPU.c_str();
   FlatFunction Flat(MF, P.getAnalysis<MachineLoopInfoWrapperPass>().getLI(),
                     P.getAnalysis<MachineBlockFrequencyInfoWrapperPass>().getMBFI());
   std::unique_ptr<NvraResult, ResultDeleter> Result(
-      nvra_run_pass(&Flat.abi(), &Options, Which));
+      nvra_run_pass(&Flat.abi(), &WithTarget, Which));
   LLVMContext &Ctx = MF.getFunction().getContext();
 
   switch (Result->status) {
@@ -106,6 +160,10 @@ bool runCorePass(MachineFunction &MF, MachineFunctionPass &P,
                                                     Result->stats[I].value);
     return R;
   });
+
+  for (uint32_t I = 0; I != Result->num_stats; ++I)
+    Statistics::get().add(PassArg, Result->stats[I].name,
+                          Result->stats[I].value);
 
   bool Changed = Flat.apply(*Result);
   if (Changed)

@@ -27,7 +27,7 @@ use crate::function::{Block, Function, Inst, InstFlags, InstKind, VReg};
 use crate::interference::InterferenceGraph;
 use crate::liveness::Liveness;
 use crate::options::{CoalesceMode, Options};
-use crate::rewrite::{KeptCopy, PassOutcome, Remat, Rewrite, Stat};
+use crate::rewrite::{KeptCopy, PassOutcome, PhaseTimes, Remat, Rewrite, Stat};
 use crate::union_find::VRegSets;
 
 /// Why a copy survived coalescing.
@@ -119,8 +119,10 @@ pub fn conservative_test(graph: &InterferenceGraph, u: VReg, v: VReg, options: &
 }
 
 pub fn coalesce(f: &Function, options: &Options) -> PassOutcome {
-    let liveness = Liveness::compute(f);
-    let mut graph = InterferenceGraph::build(f, &liveness);
+    let mut phases = PhaseTimes::default();
+    let liveness = phases.time("liveness", || Liveness::compute(f));
+    let mut graph = phases.time("interference", || InterferenceGraph::build(f, &liveness));
+    let worklist_start = std::time::Instant::now();
     let weights = vreg_weights(f);
 
     let mut kept = Vec::new();
@@ -221,7 +223,8 @@ pub fn coalesce(f: &Function, options: &Options) -> PassOutcome {
         .filter(|(_, r)| matches!(r, KeepReason::Interference | KeepReason::Conservative))
         .map(|&(i, _)| i)
         .collect();
-    rematerialize_constant_copies(f, &stay, &mut rewrite);
+    phases.0.push(("worklist", worklist_start.elapsed()));
+    phases.time("rematerialize", || rematerialize_constant_copies(f, &stay, &mut rewrite));
     kept.retain(|(i, _)| rewrite.remats.binary_search_by_key(i, |r| r.copy).is_err());
 
     let count = |reason| kept.iter().filter(|&&(_, r)| r == reason).count() as u64;
@@ -243,7 +246,7 @@ pub fn coalesce(f: &Function, options: &Options) -> PassOutcome {
     .to_vec();
     let kept_copies =
         kept.into_iter().map(|(inst, reason)| KeptCopy { inst, reason: reason.describe() }).collect();
-    PassOutcome { rewrite, stats, kept_copies }
+    PassOutcome { rewrite, stats, kept_copies, phases }
 }
 
 /// Copies whose source and destination the rewrite maps to one register.

@@ -462,48 +462,64 @@ fn class_stat(prefix: &str, class: &str) -> Option<&'static std::ffi::CStr> {
         ("max-live", "B16") => c"max-live-B16",
         ("max-live", "B32") => c"max-live-B32",
         ("max-live", "B64") => c"max-live-B64",
+        ("vregs", "B1") => c"vregs-B1",
+        ("vregs", "B16") => c"vregs-B16",
+        ("vregs", "B32") => c"vregs-B32",
+        ("vregs", "B64") => c"vregs-B64",
         _ => return None,
     })
 }
 
 /// The rename-mode pass: every color becomes one register.
 pub fn color(f: &Function, options: &Options) -> crate::rewrite::PassOutcome {
-    use crate::rewrite::{PassOutcome, Rewrite, Stat};
-    let liveness = crate::liveness::Liveness::compute(f);
-    let graph = InterferenceGraph::build(f, &liveness);
-    let cost = crate::spill_cost::spill_costs(f, crate::spill_cost::L1_LATENCY);
+    use crate::rewrite::{PassOutcome, PhaseTimes, Rewrite, Stat};
+    let mut phases = PhaseTimes::default();
+    let liveness = phases.time("liveness", || crate::liveness::Liveness::compute(f));
+    let graph = phases.time("interference", || InterferenceGraph::build(f, &liveness));
     let nodes = referenced_vregs(f);
     let copies: Vec<(VReg, VReg)> =
         (0..f.insts.len()).filter_map(|i| f.copy_pair(crate::function::Inst::new(i))).collect();
-    let mut coloring = Briggs::new(&graph, options, &cost, &nodes, &copies).run(None);
-    improve_classes_above_max_live(f, &graph, &nodes, &copies, &mut coloring);
+    let coloring = phases.time("briggs", || {
+        let cost = crate::spill_cost::spill_costs(f, crate::spill_cost::L1_LATENCY);
+        let mut coloring = Briggs::new(&graph, options, &cost, &nodes, &copies).run(None);
+        improve_classes_above_max_live(f, &graph, &nodes, &copies, &mut coloring);
+        coloring
+    });
 
     let mut rewrite = Rewrite::identity(f.num_vregs());
     rewrite.rename = color_representatives(f, &coloring);
     rewrite.deleted = crate::coalesce::deletable_copies(f, &rewrite);
+    if let Some(dir) = &options.dot_dir {
+        if let Err(e) = crate::dot::write(dir, f, &graph, &coloring, &copies) {
+            eprintln!("warning: nvregalloc: cannot write the graph of {} to {}: {e}", f.name, dir.display());
+        }
+    }
 
     let colors = colors_per_class(f, &coloring);
-    let mut stats = vec![
-        Stat { name: c"vregs-before", value: nodes.len() as u64 },
-        Stat { name: c"vregs-after", value: colors.iter().map(|&c| u64::from(c)).sum() },
-        Stat { name: c"max-live", value: graph.max_live.iter().map(|&m| u64::from(m)).sum() },
-        Stat { name: c"copies-deleted", value: rewrite.deleted.len() as u64 },
-        Stat {
-            name: c"classes-above-max-live",
-            value: colors.iter().zip(&graph.max_live).filter(|(c, m)| c > m).count() as u64,
-        },
-    ];
+    let mut vregs = vec![0u32; f.class_names.len()];
+    for v in &nodes {
+        vregs[f.class_of(*v).expect("nodes have classes").index()] += 1;
+    }
+    let mut stats = [
+        (c"vregs-before", nodes.len() as u64),
+        (c"vregs-after", colors.iter().map(|&c| u64::from(c)).sum()),
+        (c"max-live", graph.max_live.iter().map(|&m| u64::from(m)).sum()),
+        (c"copies-deleted", rewrite.deleted.len() as u64),
+        (c"classes-above-max-live", colors.iter().zip(&graph.max_live).filter(|(c, m)| c > m).count() as u64),
+    ]
+    .map(|(name, value)| Stat { name, value })
+    .to_vec();
     for (class, name) in f.class_names.iter().enumerate() {
-        let class = RegClass::new(class);
-        for (prefix, value) in [("colors", colors[class.index()]), ("max-live", graph.max_live_of(class))] {
+        let figures =
+            [("vregs", vregs[class]), ("colors", colors[class]), ("max-live", graph.max_live[class])];
+        for (prefix, value) in figures {
             if let Some(stat) = class_stat(prefix, name) {
                 stats.push(Stat { name: stat, value: u64::from(value) });
             }
         }
     }
-    PassOutcome { rewrite, stats, kept_copies: Vec::new() }
+    PassOutcome { rewrite, stats, kept_copies: Vec::new(), phases }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -65,8 +65,7 @@ pub fn run(f: &Function, options: &Options, pass: Pass) -> Verdict {
     if off {
         return Verdict::Apply(PassOutcome {
             rewrite: Rewrite::identity(f.num_vregs()),
-            stats: Vec::new(),
-            kept_copies: Vec::new(),
+            ..Default::default()
         });
     }
     let mut outcome = match pass {
@@ -80,8 +79,13 @@ pub fn run(f: &Function, options: &Options, pass: Pass) -> Verdict {
         merge_two_interfering(f, &mut outcome.rewrite);
     }
     if options.verify && !outcome.rewrite.is_identity() {
-        if let Err(error) = checker::check(f, &outcome.rewrite) {
+        if let Err(error) = outcome.phases.time("checker", || checker::check(f, &outcome.rewrite)) {
             return Verdict::Rejected(format!("the checker rejected the rewrite: {error}"));
+        }
+    }
+    if let Some(path) = &options.report_path {
+        if let Err(e) = crate::report::record(path, &options.target_cpu, &f.name, pass, &outcome) {
+            eprintln!("warning: nvregalloc: cannot write the report {}: {e}", path.display());
         }
     }
     Verdict::Apply(outcome)

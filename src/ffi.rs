@@ -225,7 +225,7 @@ fn total(blocks: &[NvraBlock], end: impl Fn(&NvraBlock) -> u32) -> u32 {
     blocks.iter().map(end).max().unwrap_or(0)
 }
 
-fn options_from_abi(raw: &NvraOptions) -> Options {
+unsafe fn options_from_abi(raw: &NvraOptions) -> Options {
     let limit = |n: u64| (n != 0).then_some(n);
     Options {
         k: raw.k,
@@ -250,6 +250,9 @@ fn options_from_abi(raw: &NvraOptions) -> Options {
         },
         copy_limit: limit(raw.copy_limit),
         coalesce_limit: limit(raw.coalesce_limit),
+        report_path: (!raw.report_path.is_null()).then(|| c_string(raw.report_path).into()),
+        dot_dir: (!raw.dot_dir.is_null()).then(|| c_string(raw.dot_dir).into()),
+        target_cpu: c_string(raw.target_cpu),
     }
 }
 

@@ -47,6 +47,12 @@ pub struct Options {
     pub copy_limit: Option<u64>,
     /// Merges performed per function.
     pub coalesce_limit: Option<u64>,
+    /// Where to write the JSON report (`-nvregalloc-report`).
+    pub report_path: Option<std::path::PathBuf>,
+    /// Where to write Graphviz interference graphs (`-nvregalloc-dot`).
+    pub dot_dir: Option<std::path::PathBuf>,
+    /// The target processor, e.g. "sm_90".
+    pub target_cpu: String,
 }
 
 impl Default for Options {
@@ -61,6 +67,9 @@ impl Default for Options {
             fault: Fault::None,
             copy_limit: None,
             coalesce_limit: None,
+            report_path: None,
+            dot_dir: None,
+            target_cpu: "sm_90".to_owned(),
         }
     }
 }

@@ -2,6 +2,7 @@
 //! plus the figures it wants reported.
 
 use std::ffi::CStr;
+use std::time::{Duration, Instant};
 
 use crate::function::{Function, Inst, VReg};
 
@@ -16,7 +17,7 @@ pub struct Remat {
 /// Edits applied together: copies in `remats` become clones of their source
 /// instruction, every operand `v` becomes `rename[v]`, and the `deleted`
 /// instructions are removed.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Rewrite {
     pub rename: Vec<VReg>,
     /// Ascending.
@@ -86,11 +87,25 @@ pub struct KeptCopy {
     pub reason: &'static CStr,
 }
 
-#[derive(Clone, Debug)]
+/// Wall time per phase, for the JSON report.
+#[derive(Clone, Debug, Default)]
+pub struct PhaseTimes(pub Vec<(&'static str, Duration)>);
+
+impl PhaseTimes {
+    pub fn time<T>(&mut self, phase: &'static str, work: impl FnOnce() -> T) -> T {
+        let start = Instant::now();
+        let result = work();
+        self.0.push((phase, start.elapsed()));
+        result
+    }
+}
+
+#[derive(Clone, Debug, Default)]
 pub struct PassOutcome {
     pub rewrite: Rewrite,
     pub stats: Vec<Stat>,
     pub kept_copies: Vec<KeptCopy>,
+    pub phases: PhaseTimes,
 }
 
 impl PassOutcome {

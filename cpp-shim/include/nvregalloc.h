@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bump on any change to a struct below or to the meaning of a field. */
-#define NVRA_ABI_VERSION 2u
+#define NVRA_ABI_VERSION 3u
 
 /* Sentinel for "no register" / "no tie" in 32-bit index fields. */
 #define NVRA_NONE 0xffffffffu
@@ -144,6 +144,9 @@ typedef struct NvraOptions {
   uint64_t copy_limit;       /* copies considered; 0 = unlimited */
   uint64_t coalesce_limit;   /* merges performed; 0 = unlimited */
   double coalesce_factor;    /* effective degree = degree * factor */
+  const char *report_path;   /* -nvregalloc-report JSON file, or null */
+  const char *dot_dir;       /* -nvregalloc-dot folder, or null */
+  const char *target_cpu;    /* e.g. "sm_90", for the occupancy estimate */
 } NvraOptions;
 
 typedef enum NvraStatus {

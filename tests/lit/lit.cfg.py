@@ -26,6 +26,8 @@ config.substitutions.append(("%llc_nvptx", f"{llvm_bin}/llc -march=nvptx64 -mcpu
 config.substitutions.append(("%llc_plugin", f"{llvm_bin}/llc -load-pass-plugin={plugin} -march=nvptx64 -mcpu=sm_90"))
 config.substitutions.append(("%ptx_moves", f"python3 {root}/scripts/ptx_stats.py --moves"))
 config.substitutions.append(("%ptx_stats", f"python3 {root}/scripts/ptx_stats.py"))
+config.substitutions.append(("%python", "python3"))
+config.substitutions.append(("%root", root))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 if cuda_root:
     config.available_features.add("cuda")
