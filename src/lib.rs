@@ -16,12 +16,14 @@ mod abi {
 pub mod checker;
 pub mod coalesce;
 pub mod color;
+pub mod dot;
 pub mod driver;
 pub mod ffi;
 pub mod function;
 pub mod interference;
 pub mod liveness;
 pub mod options;
+pub mod report;
 pub mod plugin;
 pub mod rewrite;
 pub mod spill_cost;
