@@ -451,25 +451,6 @@ pub fn color_representatives(f: &Function, coloring: &Coloring) -> Vec<VReg> {
     rename
 }
 
-/// Static statistic names for the classes LLVM 22's NVPTX backend has.
-fn class_stat(prefix: &str, class: &str) -> Option<&'static std::ffi::CStr> {
-    Some(match (prefix, class) {
-        ("colors", "B1") => c"colors-B1",
-        ("colors", "B16") => c"colors-B16",
-        ("colors", "B32") => c"colors-B32",
-        ("colors", "B64") => c"colors-B64",
-        ("max-live", "B1") => c"max-live-B1",
-        ("max-live", "B16") => c"max-live-B16",
-        ("max-live", "B32") => c"max-live-B32",
-        ("max-live", "B64") => c"max-live-B64",
-        ("vregs", "B1") => c"vregs-B1",
-        ("vregs", "B16") => c"vregs-B16",
-        ("vregs", "B32") => c"vregs-B32",
-        ("vregs", "B64") => c"vregs-B64",
-        _ => return None,
-    })
-}
-
 /// The rename-mode pass: every color becomes one register.
 pub fn color(f: &Function, options: &Options) -> crate::rewrite::PassOutcome {
     use crate::rewrite::{PassOutcome, PhaseTimes, Rewrite, Stat};
@@ -513,9 +494,10 @@ pub fn color(f: &Function, options: &Options) -> crate::rewrite::PassOutcome {
         let figures =
             [("vregs", vregs[class]), ("colors", colors[class]), ("max-live", graph.max_live[class])];
         for (prefix, value) in figures {
-            if let Some(stat) = class_stat(prefix, name) {
-                stats.push(Stat { name: stat, value: u64::from(value) });
-            }
+            stats.push(Stat {
+                name: crate::rewrite::stat_name(&format!("{prefix}-{name}")),
+                value: u64::from(value),
+            });
         }
     }
     PassOutcome { rewrite, stats, kept_copies: Vec::new(), phases }

@@ -1,7 +1,9 @@
 //! What a pass returns: a plain list of edits to the function it was given,
 //! plus the figures it wants reported.
 
-use std::ffi::CStr;
+use std::collections::BTreeMap;
+use std::ffi::{CStr, CString};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::function::{Function, Inst, VReg};
@@ -78,6 +80,16 @@ impl Rewrite {
 pub struct Stat {
     pub name: &'static CStr,
     pub value: u64,
+}
+
+/// A statistic name made at run time (e.g. per register class), interned so
+/// that it lives as long as the static ones: there are few distinct names.
+pub fn stat_name(name: &str) -> &'static CStr {
+    static NAMES: Mutex<BTreeMap<String, &'static CStr>> = Mutex::new(BTreeMap::new());
+    let mut names = NAMES.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    names.entry(name.to_owned()).or_insert_with(|| {
+        Box::leak(CString::new(name).expect("no NUL in a statistic name").into_boxed_c_str())
+    })
 }
 
 /// A copy left in place, and why.
