@@ -7,6 +7,7 @@
 //! At a block's entry every live vreg is taken to hold a value of its own,
 //! which is what keeps this sound without a global analysis.
 
+use fixedbitset::FixedBitSet;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::function::{Block, Function, Inst, RegClass, VReg};
@@ -55,17 +56,72 @@ impl BlockValues {
 }
 
 pub struct InterferenceGraph {
-    adjacency: Vec<FxHashSet<VReg>>,
+    adjacency: Vec<Vec<VReg>>,
+    edges: EdgeSet,
     /// Per class: the most values of that class live at one point (the
     /// register pressure). No coloring of the graph can use fewer registers,
     /// except where copies let two live values share one.
     pub max_live: Vec<u32>,
 }
 
+/// Which pairs are joined: a bit matrix while it stays small, else a hash set.
+enum EdgeSet {
+    Matrix { n: usize, bits: FixedBitSet },
+    Pairs(FxHashSet<(VReg, VReg)>),
+}
+
+/// The most vregs for which the bit matrix (n * n bits, 8 MiB here) is used.
+const MATRIX_LIMIT: usize = 8192;
+
+impl EdgeSet {
+    fn new(n: usize) -> Self {
+        if n <= MATRIX_LIMIT {
+            Self::Matrix { n, bits: FixedBitSet::with_capacity(n * n) }
+        } else {
+            Self::Pairs(FxHashSet::default())
+        }
+    }
+
+    fn key(a: VReg, b: VReg) -> (VReg, VReg) {
+        (a.min(b), a.max(b))
+    }
+
+    fn contains(&self, a: VReg, b: VReg) -> bool {
+        let (lo, hi) = Self::key(a, b);
+        match self {
+            Self::Matrix { n, bits } => bits.contains(lo.index() * n + hi.index()),
+            Self::Pairs(pairs) => pairs.contains(&(lo, hi)),
+        }
+    }
+
+    /// Returns true if the pair was not there before.
+    fn insert(&mut self, a: VReg, b: VReg) -> bool {
+        let (lo, hi) = Self::key(a, b);
+        match self {
+            Self::Matrix { n, bits } => !bits.put(lo.index() * *n + hi.index()),
+            Self::Pairs(pairs) => pairs.insert((lo, hi)),
+        }
+    }
+
+    fn remove(&mut self, a: VReg, b: VReg) {
+        let (lo, hi) = Self::key(a, b);
+        match self {
+            Self::Matrix { n, bits } => bits.set(lo.index() * *n + hi.index(), false),
+            Self::Pairs(pairs) => {
+                pairs.remove(&(lo, hi));
+            }
+        }
+    }
+}
+
 impl InterferenceGraph {
     /// A graph with no edges.
     pub fn new(num_vregs: usize, num_classes: usize) -> Self {
-        Self { adjacency: vec![FxHashSet::default(); num_vregs], max_live: vec![0; num_classes] }
+        Self {
+            adjacency: vec![Vec::new(); num_vregs],
+            edges: EdgeSet::new(num_vregs),
+            max_live: vec![0; num_classes],
+        }
     }
 
     pub fn build(f: &Function, liveness: &Liveness) -> Self {
@@ -111,13 +167,14 @@ impl InterferenceGraph {
 
     pub fn add_edge(&mut self, a: VReg, b: VReg) {
         debug_assert_ne!(a, b);
-        if self.adjacency[a.index()].insert(b) {
-            self.adjacency[b.index()].insert(a);
+        if self.edges.insert(a, b) {
+            self.adjacency[a.index()].push(b);
+            self.adjacency[b.index()].push(a);
         }
     }
 
     pub fn interferes(&self, a: VReg, b: VReg) -> bool {
-        self.adjacency[a.index()].contains(&b)
+        self.edges.contains(a, b)
     }
 
     pub fn neighbors(&self, v: VReg) -> impl Iterator<Item = VReg> + '_ {
@@ -138,7 +195,8 @@ impl InterferenceGraph {
         debug_assert!(!self.interferes(into, from));
         let moved = std::mem::take(&mut self.adjacency[from.index()]);
         for w in moved {
-            self.adjacency[w.index()].remove(&from);
+            self.edges.remove(from, w);
+            self.adjacency[w.index()].retain(|&x| x != from);
             self.add_edge(into, w);
         }
     }
