@@ -78,6 +78,41 @@ impl State {
         self.pairs.splice(range, values.iter().map(|&v| (location, v)));
     }
 
+    /// `location` was written with `original`'s current value on behalf of
+    /// `copy`, and `value` are the vregs known to hold that value. If the
+    /// location already held it (it shares a holder), its holders stay.
+    /// Every other location holding `original` now holds `copy` too.
+    fn copy_value(&mut self, location: VReg, copy: VReg, original: VReg, mut value: Vec<VReg>) {
+        let already = self.holders(location);
+        if already.iter().any(|v| value.contains(v)) {
+            value.extend(already);
+        }
+        if copy == original {
+            // No value changes; the location now holds the source's too.
+            value.sort_unstable();
+            value.dedup();
+            self.set(location, &value);
+            return;
+        }
+        self.forget(copy);
+        value.retain(|&v| v != copy);
+        value.push(copy);
+        value.sort_unstable();
+        value.dedup();
+        self.set(location, &value);
+        self.alias(copy, original);
+    }
+
+    /// `copy` was just given `original`'s value: every location holding
+    /// `original` holds `copy` too.
+    fn alias(&mut self, copy: VReg, original: VReg) {
+        let locations: Vec<VReg> =
+            self.pairs.iter().filter(|&&(_, o)| o == original).map(|&(l, _)| l).collect();
+        for location in locations {
+            self.add(location, copy);
+        }
+    }
+
     /// `v` was redefined: no location holds its value any more.
     fn forget(&mut self, v: VReg) {
         self.pairs.retain(|&(_, o)| o != v);
@@ -228,7 +263,7 @@ fn step(
 
     if let Some(source) = ctx.remat_source.get(&i) {
         // The copy now recomputes its source's constant into its destination.
-        let dst = match data.operands.as_slice() {
+        let (dst, src) = match data.operands.as_slice() {
             [d, s] if data.kind == InstKind::Copy && d.is_def() && s.reads() => {
                 if !ctx.constant_reaches(*source, i, s.vreg) {
                     return error(
@@ -236,12 +271,12 @@ fn step(
                         format!("rematerialized {:?} from an instruction that is not its constant", s.vreg),
                     );
                 }
-                d.vreg
+                (d.vreg, s.vreg)
             }
             _ => return error(Some(i), "rematerialized an instruction that is not a plain copy".into()),
         };
-        state.forget(dst);
-        state.set(at(dst), &[dst]);
+        // The constant is the source's current value: as if copied from it.
+        state.copy_value(at(dst), dst, src, vec![src]);
         return Ok(());
     }
 
@@ -265,10 +300,9 @@ fn step(
         if at(dst) != at(src) {
             return error(Some(i), format!("deleted copy {dst:?} <- {src:?} joins two different registers"));
         }
-        let had_source = state.holds(at(src), src);
-        state.forget(dst);
-        if had_source {
-            state.add(at(dst), dst);
+        if dst != src {
+            state.forget(dst);
+            state.alias(dst, src);
         }
         return Ok(());
     }
@@ -290,28 +324,19 @@ fn step(
         }
     }
     // A copy's destination holds what its source held; any other def holds a
-    // fresh value. A destination that already held the source's value (the
-    // two locations share a holder) keeps its own holders too.
-    let copied = match (data.kind, data.operands.as_slice()) {
-        (InstKind::Copy, [d, s]) if d.is_def() && s.reads() => {
-            let mut value = state.holders(at(s.vreg));
-            let already = state.holders(at(d.vreg));
-            if already.iter().any(|v| value.contains(v)) {
-                value.extend(already);
-            }
-            value
+    // fresh value.
+    if let (InstKind::Copy, [d, s]) = (data.kind, data.operands.as_slice()) {
+        if d.is_def() && s.reads() {
+            let source_holders = state.holders(at(s.vreg));
+            state.copy_value(at(d.vreg), d.vreg, s.vreg, source_holders);
+            return Ok(());
         }
-        _ => Vec::new(),
-    };
+    }
     for &d in &defs {
         state.forget(d);
     }
     for &d in &defs {
-        let mut values: Vec<VReg> = copied.iter().copied().filter(|v| !defs.contains(v)).collect();
-        values.push(d);
-        values.sort_unstable();
-        values.dedup();
-        state.set(at(d), &values);
+        state.set(at(d), &[d]);
     }
     Ok(())
 }
