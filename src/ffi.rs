@@ -299,3 +299,71 @@ fn init_logging() {
         }));
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn empty_function(name: &CStr) -> NvraFunction {
+        NvraFunction {
+            abi_version: NVRA_ABI_VERSION,
+            sizeof_function: size_of::<NvraFunction>() as u32,
+            sizeof_block: size_of::<NvraBlock>() as u32,
+            sizeof_inst: size_of::<NvraInst>() as u32,
+            sizeof_operand: size_of::<NvraOperand>() as u32,
+            name: name.as_ptr(),
+            ..Default::default()
+        }
+    }
+
+    fn options() -> NvraOptions {
+        NvraOptions {
+            abi_version: NVRA_ABI_VERSION,
+            sizeof_options: size_of::<NvraOptions>() as u32,
+            k: 15,
+            coalesce_mode: NVRA_COALESCE_AFTER_STOCK,
+            color_mode: NVRA_COLOR_RENAME,
+            verify: 1,
+            coalesce_factor: 0.8,
+            ..Default::default()
+        }
+    }
+
+    /// Runs one call and returns (status, message).
+    fn call(f: &NvraFunction, o: &NvraOptions) -> (NvraStatus, String) {
+        unsafe {
+            let result = nvra_run_pass(f, o, NVRA_PASS_COALESCE);
+            let answer = ((*result).status, CStr::from_ptr((*result).message).to_string_lossy().into_owned());
+            nvra_result_free(result);
+            answer
+        }
+    }
+
+    #[test]
+    fn an_empty_function_is_fine() {
+        assert_eq!(call(&empty_function(c"f"), &options()).0, NVRA_STATUS_OK);
+    }
+
+    #[test]
+    fn an_abi_version_mismatch_is_a_clear_error() {
+        let mut f = empty_function(c"f");
+        f.abi_version = NVRA_ABI_VERSION + 1;
+        let (status, message) = call(&f, &options());
+        assert_eq!(status, NVRA_STATUS_ABI_MISMATCH);
+        assert!(message.contains("ABI version mismatch"), "{message}");
+        let mut o = options();
+        o.sizeof_options += 8;
+        let (status, message) = call(&empty_function(c"f"), &o);
+        assert_eq!(status, NVRA_STATUS_ABI_MISMATCH);
+        assert!(message.contains("NvraOptions"), "{message}");
+    }
+
+    #[test]
+    fn a_panic_becomes_a_status_not_an_unwind() {
+        let mut o = options();
+        o.fault = NVRA_FAULT_PANIC;
+        let (status, message) = call(&empty_function(c"boom"), &o);
+        assert_eq!(status, NVRA_STATUS_PANIC);
+        assert!(message.contains("injected fault") && message.contains("boom"), "{message}");
+    }
+}
