@@ -7,7 +7,7 @@ export LLVM_CONFIG="${LLVM_CONFIG:-$LLVM_BIN/llvm-config}"
 export VENV="$NVREGALLOC_ROOT/.venv"
 export PATH="$LLVM_BIN:$HOME/.cargo/bin:$PATH"
 # NVIDIA's CUDA 13 from the Python registry: nvcc, cicc, ptxas, headers.
-CUDA_ROOT="$(ls -d "$VENV"/lib/python3*/site-packages/nvidia/cu13 2>/dev/null | head -n 1)"
+CUDA_ROOT="$(ls -d "$VENV"/lib/python3*/site-packages/nvidia/cu13 2>/dev/null | head -n 1 || true)"
 export CUDA_ROOT
 export PTXAS="$CUDA_ROOT/bin/ptxas"
 export NVCC="$CUDA_ROOT/bin/nvcc"

@@ -36,7 +36,6 @@ if [ -z "$CUDA_ROOT" ] || ! [ -x "$CUDA_ROOT/bin/ptxas" ]; then
   "$VENV/bin/pip" install -q nvidia-cuda-nvcc
   source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 fi
-# lit's Python package matches the installed llvm-22-tools' lit script.
 mkdir -p "$CUDA_STUBS"
 : > "$CUDA_STUBS/curand_mtgp32_kernel.h"
 
