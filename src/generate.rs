@@ -603,21 +603,8 @@ impl Gen {
         self.reserved += 3;
         self.branch();
         let head = Block::new(self.blocks_made as usize - 1);
-        let scope = self.temps.len();
-        let then = self.reserved_block();
-        self.b.edge(head, then);
-        self.body(nesting + 1);
-        self.phi_copies();
-        self.maybe_jump();
-        let then_end = Block::new(self.blocks_made as usize - 1);
-        self.temps.truncate(scope);
-        let other = self.reserved_block();
-        self.b.edge(head, other);
-        self.body(nesting + 1);
-        self.phi_copies();
-        self.maybe_jump();
-        let other_end = Block::new(self.blocks_made as usize - 1);
-        self.temps.truncate(scope);
+        let then_end = self.arm(head, nesting);
+        let other_end = self.arm(head, nesting);
         let join = self.reserved_block();
         self.b.edge(then_end, join);
         self.b.edge(other_end, join);
@@ -627,17 +614,23 @@ impl Gen {
         self.reserved += 2;
         self.branch();
         let head = Block::new(self.blocks_made as usize - 1);
-        let scope = self.temps.len();
-        let then = self.reserved_block();
-        self.b.edge(head, then);
-        self.body(nesting + 1);
-        self.phi_copies();
-        self.maybe_jump();
-        let then_end = Block::new(self.blocks_made as usize - 1);
-        self.temps.truncate(scope);
+        let then_end = self.arm(head, nesting);
         let join = self.reserved_block();
         self.b.edge(head, join);
         self.b.edge(then_end, join);
+    }
+
+    /// One arm of a conditional, entered from `head`; returns its last block.
+    /// Temporaries made in the arm are not used after it.
+    fn arm(&mut self, head: Block, nesting: u32) -> Block {
+        let scope = self.temps.len();
+        let start = self.reserved_block();
+        self.b.edge(head, start);
+        self.body(nesting + 1);
+        self.phi_copies();
+        self.maybe_jump();
+        self.temps.truncate(scope);
+        Block::new(self.blocks_made as usize - 1)
     }
 
     fn do_loop(&mut self, nesting: u32) {
