@@ -17,7 +17,6 @@
 use std::collections::VecDeque;
 use std::fmt;
 
-use fixedbitset::FixedBitSet;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::function::{Block, Function, Inst, InstData, InstFlags, InstKind, OperandFlags, VReg};
@@ -129,8 +128,8 @@ impl State {
         });
     }
 
-    fn keep_only(&mut self, live: &FixedBitSet) {
-        self.pairs.retain(|&(_, v)| live.contains(v.index()));
+    fn keep_only(&mut self, live: &[VReg]) {
+        self.pairs.retain(|(_, v)| live.binary_search(v).is_ok());
     }
 }
 
@@ -150,7 +149,7 @@ pub fn check(original: &Function, rewrite: &Rewrite) -> Result<(), CheckError> {
         let preds = &original.block(b).preds;
         let mut state = if b.index() == 0 || preds.is_empty() {
             let mut s = State::default();
-            for v in live_in[b.index()].ones().map(VReg::new) {
+            for &v in &live_in[b.index()] {
                 s.add(rewrite.renamed(v), v);
             }
             s
@@ -341,35 +340,59 @@ fn step(
     Ok(())
 }
 
-/// The checker's own liveness: plain round-robin iteration to a fixpoint.
-fn live_in_sets(f: &Function) -> Vec<FixedBitSet> {
-    let n = f.num_vregs();
-    let mut live_in = vec![FixedBitSet::with_capacity(n); f.blocks.len()];
+/// The checker's own liveness, live-in sets only, sorted: plain round-robin
+/// iteration to a fixpoint.
+fn live_in_sets(f: &Function) -> Vec<Vec<VReg>> {
+    let mut live_in: Vec<Vec<VReg>> = vec![Vec::new(); f.blocks.len()];
+    let mut live = LiveVregs::default();
     let mut changed = true;
     while changed {
         changed = false;
         for b in f.block_ids().rev() {
-            let mut live = FixedBitSet::with_capacity(n);
+            live.clear();
             for s in &f.block(b).succs {
-                live.union_with(&live_in[s.index()]);
+                live.extend(&live_in[s.index()]);
             }
             for i in f.block_insts(b).rev() {
-                for o in &f.inst(i).operands {
-                    if o.is_def() {
-                        live.set(o.vreg.index(), false);
-                    }
+                for o in f.inst(i).operands.iter().filter(|o| o.is_def()) {
+                    live.remove(o.vreg);
                 }
-                for o in &f.inst(i).operands {
-                    if o.reads() {
-                        live.insert(o.vreg.index());
-                    }
+                for o in f.inst(i).operands.iter().filter(|o| o.reads()) {
+                    live.insert(o.vreg);
                 }
             }
-            if live != live_in[b.index()] {
-                live_in[b.index()] = live;
+            let sorted = live.sorted();
+            if sorted != live_in[b.index()] {
+                live_in[b.index()] = sorted;
                 changed = true;
             }
         }
     }
     live_in
+}
+
+/// A small set of vregs for one backward walk.
+#[derive(Default)]
+struct LiveVregs {
+    members: FxHashSet<VReg>,
+}
+
+impl LiveVregs {
+    fn clear(&mut self) {
+        self.members.clear();
+    }
+    fn extend(&mut self, vregs: &[VReg]) {
+        self.members.extend(vregs.iter().copied());
+    }
+    fn insert(&mut self, v: VReg) {
+        self.members.insert(v);
+    }
+    fn remove(&mut self, v: VReg) {
+        self.members.remove(&v);
+    }
+    fn sorted(&self) -> Vec<VReg> {
+        let mut all: Vec<VReg> = self.members.iter().copied().collect();
+        all.sort_unstable();
+        all
+    }
 }

@@ -743,7 +743,7 @@ mod tests {
             }
             assert!(crate::driver::unsupported_reason(&f).is_none());
             // Nothing is read before a def reaches it, on any path.
-            assert!(crate::liveness::Liveness::compute(&f).live_in[0].is_clear(), "seed {seed}");
+            assert!(crate::liveness::Liveness::compute(&f).live_in[0].is_empty(), "seed {seed}");
             let out = interp::run(&f, &params, interp::DEFAULT_FUEL);
             assert!(!out.trace.is_empty() || !out.finished(), "seed {seed}: nothing stored");
         }

@@ -9,53 +9,64 @@ use fixedbitset::FixedBitSet;
 
 use crate::function::{Block, Function, Inst, RegClass, VReg};
 
+/// Live-in and live-out sets per block, as sorted vectors: values live across
+/// block boundaries are few, and dense sets would cost blocks x vregs.
 pub struct Liveness {
-    pub live_in: Vec<FixedBitSet>,
-    pub live_out: Vec<FixedBitSet>,
+    pub live_in: Vec<Vec<VReg>>,
+    pub live_out: Vec<Vec<VReg>>,
 }
 
 impl Liveness {
     pub fn compute(f: &Function) -> Self {
         let _span = tracing::debug_span!("liveness").entered();
-        let n = f.num_vregs();
         let num_blocks = f.blocks.len();
         // Per block: registers read before any write in it (upward-exposed),
-        // and registers it writes.
-        let mut exposed = vec![FixedBitSet::with_capacity(n); num_blocks];
-        let mut written = vec![FixedBitSet::with_capacity(n); num_blocks];
+        // and registers it writes; `seen` marks, per vreg, the last block that
+        // wrote it (+1) so each block is scanned once.
+        let mut exposed = vec![Vec::new(); num_blocks];
+        let mut written = vec![Vec::new(); num_blocks];
+        let mut wrote_in = vec![u32::MAX; f.num_vregs()];
         for b in f.block_ids() {
-            let (exposed, written) = (&mut exposed[b.index()], &mut written[b.index()]);
             for i in f.block_insts(b) {
                 for v in f.uses(i) {
-                    if !written.contains(v.index()) {
-                        exposed.insert(v.index());
+                    if wrote_in[v.index()] != b.0 {
+                        exposed[b.index()].push(v);
                     }
                 }
                 for v in f.defs(i) {
-                    written.insert(v.index());
+                    if wrote_in[v.index()] != b.0 {
+                        wrote_in[v.index()] = b.0;
+                        written[b.index()].push(v);
+                    }
                 }
             }
+            exposed[b.index()].sort_unstable();
+            exposed[b.index()].dedup();
+            written[b.index()].sort_unstable();
         }
 
-        let mut live_in = vec![FixedBitSet::with_capacity(n); num_blocks];
-        let mut live_out = vec![FixedBitSet::with_capacity(n); num_blocks];
+        let mut live_in: Vec<Vec<VReg>> = vec![Vec::new(); num_blocks];
+        let mut live_out: Vec<Vec<VReg>> = vec![Vec::new(); num_blocks];
         // Later blocks first: in layout order most successors come later, so
         // this approximates a postorder and converges in few sweeps.
         let mut queued = FixedBitSet::with_capacity(num_blocks);
         queued.insert_range(..);
         let mut worklist: VecDeque<Block> = f.block_ids().rev().collect();
-        let mut scratch = FixedBitSet::with_capacity(n);
         while let Some(b) = worklist.pop_front() {
             queued.set(b.index(), false);
-            scratch.clear();
-            for &s in &f.block(b).succs {
-                scratch.union_with(&live_in[s.index()]);
-            }
-            live_out[b.index()].clone_from(&scratch);
-            scratch.difference_with(&written[b.index()]);
-            scratch.union_with(&exposed[b.index()]);
-            if scratch != live_in[b.index()] {
-                std::mem::swap(&mut live_in[b.index()], &mut scratch);
+            let mut out: Vec<VReg> =
+                f.block(b).succs.iter().flat_map(|s| live_in[s.index()].iter().copied()).collect();
+            out.sort_unstable();
+            out.dedup();
+            let written = &written[b.index()];
+            let mut inside: Vec<VReg> =
+                out.iter().copied().filter(|v| written.binary_search(v).is_err()).collect();
+            inside.extend_from_slice(&exposed[b.index()]);
+            inside.sort_unstable();
+            inside.dedup();
+            live_out[b.index()] = out;
+            if inside != live_in[b.index()] {
+                live_in[b.index()] = inside;
                 for &p in &f.block(b).preds {
                     if !queued.put(p.index()) {
                         worklist.push_back(p);
@@ -122,13 +133,13 @@ impl LiveSet {
         &self.per_class
     }
 
-    pub fn reset_to(&mut self, bits: &FixedBitSet) {
+    pub fn reset_to(&mut self, members: &[VReg]) {
         for v in self.dense.drain(..) {
             self.position[v.index()] = u32::MAX;
         }
         self.per_class.fill(0);
-        for v in bits.ones() {
-            self.insert(VReg::new(v));
+        for &v in members {
+            self.insert(v);
         }
     }
 

@@ -704,7 +704,7 @@ fn well_formed(f: &Function) -> bool {
     });
     reached.iter().all(|&r| r)
         && branches_end_blocks
-        && nvregalloc::liveness::Liveness::compute(f).live_in[0].is_clear()
+        && nvregalloc::liveness::Liveness::compute(f).live_in[0].is_empty()
 }
 
 /// `f` without block `b` (its instructions and its edges).
