@@ -128,8 +128,14 @@ impl State {
         });
     }
 
-    fn keep_only(&mut self, live: &[VReg]) {
-        self.pairs.retain(|(_, v)| live.binary_search(v).is_ok());
+    /// Keeps only what a later instruction can consult: values still live,
+    /// held in a register some live value is renamed to. Any other register
+    /// is written before it is read. (Forgetting is always safe: the checker
+    /// then knows less and can only refuse more.)
+    fn keep_only(&mut self, live: &[VReg], rewrite: &Rewrite) {
+        let mut locations: Vec<VReg> = live.iter().map(|&v| rewrite.renamed(v)).collect();
+        locations.sort_unstable();
+        self.pairs.retain(|(l, v)| live.binary_search(v).is_ok() && locations.binary_search(l).is_ok());
     }
 }
 
@@ -162,7 +168,7 @@ pub fn check(original: &Function, rewrite: &Rewrite) -> Result<(), CheckError> {
             }
             s
         };
-        state.keep_only(&live_in[b.index()]);
+        state.keep_only(&live_in[b.index()], rewrite);
         if entry_state[b.index()].as_ref() == Some(&state) {
             continue;
         }
