@@ -1,0 +1,546 @@
+//! The differential harness: build one program with stock llc and with the
+//! plugin in each mode, run every build on the same inputs, and require the
+//! same bytes everywhere. Inputs come from the kernel corpus (launch specs in
+//! `specs/kernels.txt`) and from csmith programs generated from fixed seeds.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::ir::{Module, Ty};
+use crate::{parse, run, Arg, Error, Launch, Outcome};
+
+/// Plugin modes compared against stock llc, as in scripts/corpus.py. A new
+/// mode is one line here; llc rejects an option it does not know ("Unknown
+/// command line argument"), so only modes the plugin has belong here.
+pub const MODES: &[(&str, &[&str])] = &[
+    ("analyze", &["-nvregalloc-coalesce=analyze", "-nvregalloc-color=analyze"]),
+    ("coalesce", &["-nvregalloc-coalesce=after-stock", "-nvregalloc-color=off"]),
+    ("replace", &["-nvregalloc-coalesce=replace-stock", "-nvregalloc-color=off"]),
+    ("color", &["-nvregalloc-coalesce=off", "-nvregalloc-color=rename"]),
+    ("both", &["-nvregalloc-coalesce=after-stock", "-nvregalloc-color=rename"]),
+    ("replace+color", &["-nvregalloc-coalesce=replace-stock", "-nvregalloc-color=rename"]),
+];
+
+/// A deliberately broken build: merges two interfering registers and turns
+/// the plugin's own checker off, so the harness is the only thing that can
+/// notice.
+pub const FAULT_MODE: (&str, &[&str]) = (
+    "fault:merge-interfering",
+    &[
+        "-nvregalloc-coalesce=after-stock",
+        "-nvregalloc-inject-fault=merge-interfering",
+        "-nvregalloc-verify=false",
+    ],
+);
+
+pub const STEP_LIMIT: u64 = 20_000_000;
+
+/// Where the tools are: scripts/env.sh exports these; the defaults are what
+/// scripts/setup.sh installs.
+pub struct Toolchain {
+    pub root: PathBuf,
+    pub llvm_bin: PathBuf,
+    pub plugin: PathBuf,
+    pub clang_cuda_flags: Vec<String>,
+}
+
+impl Toolchain {
+    pub fn from_env() -> Result<Toolchain, Error> {
+        let root =
+            Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("ptxsim sits in the repo").to_path_buf();
+        let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+        let tc = Toolchain {
+            llvm_bin: var("LLVM_BIN").map_or_else(|| "/usr/lib/llvm-22/bin".into(), PathBuf::from),
+            plugin: var("PLUGIN").map_or_else(|| root.join("target/release/libnvregalloc.so"), PathBuf::from),
+            clang_cuda_flags: var("CLANG_CUDA_FLAGS")
+                .map(|f| f.split_whitespace().map(String::from).collect())
+                .unwrap_or_default(),
+            root,
+        };
+        if !tc.plugin.exists() {
+            return Err(Error::Harness(format!(
+                "{} missing: run cargo build --release",
+                tc.plugin.display()
+            )));
+        }
+        Ok(tc)
+    }
+
+    fn tool(&self, name: &str, args: &[&str]) -> Result<(), Error> {
+        let out = Command::new(self.llvm_bin.join(name))
+            .args(args)
+            .output()
+            .map_err(|e| Error::Harness(format!("{name}: {e}")))?;
+        if !out.status.success() {
+            let err = String::from_utf8_lossy(&out.stderr);
+            return Err(Error::Harness(format!(
+                "{name} {}: {}",
+                args.join(" "),
+                err.chars().take(600).collect::<String>()
+            )));
+        }
+        Ok(())
+    }
+
+    /// CUDA source to LLVM IR, as scripts/corpus.py compiles the corpus.
+    pub fn cuda_to_ll(&self, cu: &Path, ll: &Path) -> Result<(), Error> {
+        if self.clang_cuda_flags.is_empty() {
+            return Err(Error::Harness("CLANG_CUDA_FLAGS unset: source scripts/env.sh".into()));
+        }
+        let mut args: Vec<&str> = self.clang_cuda_flags.iter().map(String::as_str).collect();
+        args.extend(["-emit-llvm", "-S", path_str(cu), "-o", path_str(ll)]);
+        self.tool("clang++", &args)
+    }
+
+    /// llc at -O3 for sm_90; `options` None is stock llc without the plugin.
+    pub fn llc(&self, ll: &Path, ptx: &Path, options: Option<&[&str]>) -> Result<(), Error> {
+        let plugin = format!("-load-pass-plugin={}", self.plugin.display());
+        let mut args = vec!["-march=nvptx64", "-mcpu=sm_90", "-O3"];
+        if let Some(opts) = options {
+            args.push(&plugin);
+            args.extend_from_slice(opts);
+        }
+        args.extend([path_str(ll), "-o", path_str(ptx)]);
+        self.tool("llc", &args)
+    }
+}
+
+fn path_str(p: &Path) -> &str {
+    p.to_str().expect("paths are UTF-8")
+}
+
+/// SplitMix64: a tiny seeded generator, so inputs never depend on a crate's
+/// version.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+fn fnv(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
+}
+
+/// How one argument is made.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArgSpec {
+    /// `TYPE[COUNT]` or `TYPE[COUNT]:LO..HI`: a buffer of random elements.
+    Buffer { ty: Ty, count: usize, lo: f64, hi: f64 },
+    /// A scalar literal, typed by the parameter's `.param` type.
+    Scalar(f64),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelSpec {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub dynamic_shared: usize,
+    /// Empty: every argument by the default rule.
+    pub args: Vec<ArgSpec>,
+}
+
+fn dims(s: &str) -> Result<[u32; 3], String> {
+    let mut d = [1u32; 3];
+    for (i, x) in s.split('x').enumerate() {
+        *d.get_mut(i).ok_or("more than 3 dimensions")? = x.parse().map_err(|e| format!("{s}: {e}"))?;
+    }
+    Ok(d)
+}
+
+fn default_range(ty: Ty) -> (f64, f64) {
+    match ty {
+        Ty::F(_) => (-1.0, 1.0),
+        Ty::S(_) => (-100.0, 100.0),
+        Ty::U(8) | Ty::B(8) => (0.0, 255.0),
+        _ => (0.0, 100.0),
+    }
+}
+
+/// Parses `specs/kernels.txt`: `NAME GRID BLOCK [shared=BYTES] ARG...`.
+pub fn parse_specs(text: &str) -> Result<BTreeMap<String, KernelSpec>, Error> {
+    let mut out = BTreeMap::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let bad = |msg: String| Error::Harness(format!("kernels.txt line {}: {msg}", n + 1));
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let [name, grid, block, rest @ ..] = &words[..] else {
+            return Err(bad("need NAME GRID BLOCK".into()));
+        };
+        let mut spec = KernelSpec {
+            grid: dims(grid).map_err(bad)?,
+            block: dims(block).map_err(bad)?,
+            dynamic_shared: 0,
+            args: vec![],
+        };
+        for w in rest {
+            if let Some(bytes) = w.strip_prefix("shared=") {
+                spec.dynamic_shared = bytes.parse().map_err(|e| bad(format!("{w}: {e}")))?;
+            } else if let Some((ty, tail)) = w.split_once('[') {
+                let ty = Ty::parse(ty).ok_or_else(|| bad(format!("bad type in {w}")))?;
+                let (count, range) = tail.split_once(']').ok_or_else(|| bad(format!("missing ] in {w}")))?;
+                let count = count.parse().map_err(|e| bad(format!("{w}: {e}")))?;
+                let (lo, hi) = match range.strip_prefix(':') {
+                    Some(r) => {
+                        let (lo, hi) = r.split_once("..").ok_or_else(|| bad(format!("range in {w}")))?;
+                        (
+                            lo.parse().map_err(|_| bad(w.to_string()))?,
+                            hi.parse().map_err(|_| bad(w.to_string()))?,
+                        )
+                    }
+                    None => default_range(ty),
+                };
+                spec.args.push(ArgSpec::Buffer { ty, count, lo, hi });
+            } else {
+                spec.args.push(ArgSpec::Scalar(w.parse().map_err(|_| bad(format!("bad argument {w}")))?));
+            }
+        }
+        out.insert(name.to_string(), spec);
+    }
+    Ok(out)
+}
+
+/// The rule for kernels without a line in the spec file: 2 blocks of 64
+/// threads, 4096 f32 in [-1, 1) behind every pointer, 256 for every integer
+/// (sizes and counts), 0.5 for every float.
+pub fn default_spec(module: &Module, kernel: &str) -> KernelSpec {
+    let f = &module.functions[module.function(kernel).expect("kernel exists") as usize];
+    let args = f
+        .params
+        .iter()
+        .map(|p| match (p.is_ptr, p.ty) {
+            (true, _) => ArgSpec::Buffer { ty: Ty::F(32), count: 4096, lo: -1.0, hi: 1.0 },
+            (false, Ty::F(_)) => ArgSpec::Scalar(0.5),
+            _ => ArgSpec::Scalar(256.0),
+        })
+        .collect();
+    KernelSpec { grid: [2, 1, 1], block: [64, 1, 1], dynamic_shared: 0, args }
+}
+
+fn element(ty: Ty, x: f64) -> Vec<u8> {
+    match ty {
+        Ty::F(16) => half::f16::from_f64(x).to_bits().to_le_bytes().to_vec(),
+        Ty::F(32) => (x as f32).to_le_bytes().to_vec(),
+        Ty::F(64) => x.to_le_bytes().to_vec(),
+        _ => (x as i64).to_le_bytes()[..ty.bytes()].to_vec(),
+    }
+}
+
+/// The arguments a spec describes, buffers filled from a seed derived from
+/// the kernel's name.
+pub fn make_args(module: &Module, kernel: &str, spec: &KernelSpec) -> Result<Vec<Arg>, Error> {
+    let f = &module.functions[module.function(kernel).expect("kernel exists") as usize];
+    if spec.args.len() != f.params.len() {
+        return Err(Error::Harness(format!(
+            "{kernel}: spec has {} arguments, kernel {}",
+            spec.args.len(),
+            f.params.len()
+        )));
+    }
+    let mut rng = Rng::new(fnv(kernel));
+    Ok(spec
+        .args
+        .iter()
+        .zip(&f.params)
+        .map(|(a, p)| match a {
+            ArgSpec::Buffer { ty, count, lo, hi } => Arg::Buffer(
+                (0..*count)
+                    .flat_map(|_| {
+                        let x = lo + (hi - lo) * rng.unit();
+                        element(*ty, if ty.is_float() { x } else { x.round() })
+                    })
+                    .collect(),
+            ),
+            ArgSpec::Scalar(x) => Arg::Scalar(match p.ty {
+                Ty::F(_) => element(p.ty, *x),
+                _ => (*x as i64).to_le_bytes()[..p.size.min(8)].to_vec(),
+            }),
+        })
+        .collect())
+}
+
+/// What comparing one build with stock found.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Verdict {
+    /// Both ran; every byte matched.
+    Same,
+    /// The PTX text equals stock's, so the run would too.
+    SamePtx,
+    /// A run reached an instruction the interpreter lacks.
+    Unsupported(String),
+    /// Stock's run went past the step limit.
+    Timeout,
+    /// Stock's own run faulted: the inputs are wrong, not the plugin.
+    StockFault(String),
+    /// Outputs differ, or only the plugin build failed: a plugin bug.
+    Differ(String),
+}
+
+impl Verdict {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Verdict::Same => "same",
+            Verdict::SamePtx => "same-ptx",
+            Verdict::Unsupported(_) => "unsupported",
+            Verdict::Timeout => "timeout",
+            Verdict::StockFault(_) => "stock-fault",
+            Verdict::Differ(_) => "DIFFER",
+        }
+    }
+}
+
+fn describe_difference(a: &Outcome, b: &Outcome) -> String {
+    if a.ret != b.ret {
+        return format!("return value {:02x?} vs {:02x?}", a.ret, b.ret);
+    }
+    for (i, (x, y)) in a.buffers.iter().zip(&b.buffers).enumerate() {
+        if let Some(at) = x.iter().zip(y).position(|(p, q)| p != q) {
+            return format!("buffer {i} differs first at byte {at}");
+        }
+    }
+    for ((name, x), (_, y)) in a.globals.iter().zip(&b.globals) {
+        if x != y {
+            return format!("global {name} differs");
+        }
+    }
+    "outcomes differ".into()
+}
+
+/// Compares a build's run with stock's.
+pub fn judge(stock: &Result<Outcome, Error>, other: &Result<Outcome, Error>) -> Verdict {
+    match (stock, other) {
+        (Err(Error::Unsupported(s)), _) | (Ok(_), Err(Error::Unsupported(s))) => {
+            Verdict::Unsupported(s.clone())
+        }
+        (Err(Error::Timeout(_)), _) => Verdict::Timeout,
+        (Err(e), _) => Verdict::StockFault(e.to_string()),
+        (Ok(_), Err(e)) => Verdict::Differ(format!("only the plugin build fails: {e}")),
+        (Ok(a), Ok(b)) => {
+            let (mut a, mut b) = (a.clone(), b.clone());
+            // Copies the plugin deletes change the instruction count, nothing else.
+            a.steps = 0;
+            b.steps = 0;
+            if a == b {
+                Verdict::Same
+            } else {
+                Verdict::Differ(describe_difference(&a, &b))
+            }
+        }
+    }
+}
+
+/// One comparison: which program, function, mode, and the verdict.
+#[derive(Clone, Debug)]
+pub struct Record {
+    pub program: String,
+    pub function: String,
+    pub mode: String,
+    pub verdict: Verdict,
+}
+
+impl fmt::Display for Record {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let detail = match &self.verdict {
+            Verdict::Unsupported(s) | Verdict::StockFault(s) | Verdict::Differ(s) => format!(": {s}"),
+            _ => String::new(),
+        };
+        write!(f, "{} {} [{}] {}{}", self.program, self.function, self.mode, self.verdict.kind(), detail)
+    }
+}
+
+/// The builds of one program: stock PTX text and, per mode, its text.
+pub struct Builds {
+    pub stock: String,
+    pub modes: Vec<(String, String)>,
+}
+
+/// Compiles `ll` with stock llc and every mode into `dir`.
+pub fn build_all(tc: &Toolchain, ll: &Path, dir: &Path, modes: &[(&str, &[&str])]) -> Result<Builds, Error> {
+    let stem = ll.file_stem().and_then(|s| s.to_str()).unwrap_or("prog");
+    let build = |name: &str, opts: Option<&[&str]>| -> Result<String, Error> {
+        let ptx = dir.join(format!("{stem}.{}.ptx", name.replace([':', '+'], "_")));
+        tc.llc(ll, &ptx, opts)?;
+        std::fs::read_to_string(&ptx).map_err(|e| Error::Harness(format!("{}: {e}", ptx.display())))
+    };
+    let stock = build("stock", None)?;
+    let modes = modes
+        .iter()
+        .map(|(name, opts)| Ok((name.to_string(), build(name, Some(opts))?)))
+        .collect::<Result<_, Error>>()?;
+    Ok(Builds { stock, modes })
+}
+
+/// Runs `functions` (name, args, launch) of every build and compares with stock.
+pub fn compare_builds(program: &str, builds: &Builds, runs: &[(String, Vec<Arg>, Launch)]) -> Vec<Record> {
+    let stock = parse(&builds.stock);
+    let mut out = vec![];
+    let stock_results: Vec<Result<Outcome, Error>> = runs
+        .iter()
+        .map(|(f, args, launch)| stock.as_ref().map_err(Clone::clone).and_then(|m| run(m, f, args, launch)))
+        .collect();
+    for (mode, text) in &builds.modes {
+        let same_text = *text == builds.stock;
+        let module = if same_text { None } else { Some(parse(text)) };
+        for ((f, args, launch), stock_result) in runs.iter().zip(&stock_results) {
+            let verdict = match &module {
+                None => match stock_result {
+                    Ok(_) => Verdict::SamePtx,
+                    r => judge(r, r),
+                },
+                Some(m) => {
+                    let result = m.as_ref().map_err(Clone::clone).and_then(|m| run(m, f, args, launch));
+                    judge(stock_result, &result)
+                }
+            };
+            out.push(Record {
+                program: program.to_string(),
+                function: f.clone(),
+                mode: mode.clone(),
+                verdict,
+            });
+        }
+    }
+    out
+}
+
+/// The runs for every `.entry` of a corpus build: spec line or default rule.
+pub fn kernel_runs(
+    module: &Module,
+    specs: &BTreeMap<String, KernelSpec>,
+) -> Result<Vec<(String, Vec<Arg>, Launch)>, Error> {
+    let mut runs = vec![];
+    for f in module.functions.iter().filter(|f| f.is_entry && !f.is_decl) {
+        let spec = specs.get(&f.name).cloned().unwrap_or_else(|| default_spec(module, &f.name));
+        let args = make_args(module, &f.name, &spec)?;
+        let launch = Launch {
+            grid: spec.grid,
+            block: spec.block,
+            dynamic_shared: spec.dynamic_shared,
+            step_limit: STEP_LIMIT,
+        };
+        runs.push((f.name.clone(), args, launch));
+    }
+    Ok(runs)
+}
+
+pub fn load_specs(tc: &Toolchain) -> Result<BTreeMap<String, KernelSpec>, Error> {
+    let path = tc.root.join("ptxsim/specs/kernels.txt");
+    parse_specs(
+        &std::fs::read_to_string(&path).map_err(|e| Error::Harness(format!("{}: {e}", path.display())))?,
+    )
+}
+
+/// Compiles one corpus kernel file every way and compares every entry.
+pub fn corpus_file(
+    tc: &Toolchain,
+    cu: &Path,
+    dir: &Path,
+    modes: &[(&str, &[&str])],
+) -> Result<Vec<Record>, Error> {
+    let specs = load_specs(tc)?;
+    let stem = cu.file_stem().and_then(|s| s.to_str()).unwrap_or("kernel").to_string();
+    let ll = dir.join(format!("{stem}.ll"));
+    tc.cuda_to_ll(cu, &ll)?;
+    let builds = build_all(tc, &ll, dir, modes)?;
+    let module = parse(&builds.stock)?;
+    let runs = kernel_runs(&module, &specs)?;
+    Ok(compare_builds(&stem, &builds, &runs))
+}
+
+/// csmith options: programs small enough to interpret in well under a
+/// second, still with loops, pointers, structs and calls.
+const CSMITH_OPTIONS: &[&str] =
+    &["--max-funcs", "4", "--max-block-depth", "3", "--no-volatiles", "--no-packed-struct"];
+
+/// Generates csmith program `seed`, builds it every way and compares runs of
+/// its `main` (argc 1, argv null): return value and every global, which
+/// includes csmith's checksum `crc32_context`.
+pub fn csmith_program(
+    tc: &Toolchain,
+    seed: u64,
+    dir: &Path,
+    modes: &[(&str, &[&str])],
+) -> Result<Vec<Record>, Error> {
+    let c = dir.join(format!("csmith{seed}.c"));
+    let ll = dir.join(format!("csmith{seed}.ll"));
+    let out = Command::new("csmith")
+        .args(CSMITH_OPTIONS)
+        .args(["--seed", &seed.to_string(), "-o", path_str(&c)])
+        .output()
+        .map_err(|e| Error::Harness(format!("csmith: {e} (scripts/setup.sh installs it)")))?;
+    if !out.status.success() {
+        return Err(Error::Harness(format!("csmith --seed {seed} failed")));
+    }
+    let stand_ins = tc.root.join("ptxsim/csmith");
+    let args = [
+        "--target=nvptx64-nvidia-cuda",
+        "-march=sm_90",
+        // clang's default PTX ISA for a bare nvptx64 target predates sm_90.
+        "-Xclang",
+        "-target-feature",
+        "-Xclang",
+        "+ptx78",
+        "-O2",
+        "-ffreestanding",
+        "-DCSMITH_MINIMAL",
+        "-DNOT_PRINT_CHECKSUM",
+        "-w",
+        "-I",
+        path_str(&stand_ins),
+        "-I",
+        "/usr/include/csmith",
+        "-emit-llvm",
+        "-S",
+        path_str(&c),
+        "-o",
+        path_str(&ll),
+    ];
+    tc.tool("clang", &args)?;
+    let builds = build_all(tc, &ll, dir, modes)?;
+    let argc = 1u32.to_le_bytes().to_vec();
+    let runs = vec![(
+        "main".to_string(),
+        vec![Arg::Scalar(argc), Arg::Scalar(vec![0; 8])],
+        Launch { grid: [1; 3], block: [1; 3], dynamic_shared: 0, step_limit: STEP_LIMIT },
+    )];
+    Ok(compare_builds(&format!("csmith{seed}"), &builds, &runs))
+}
+
+/// Counts by verdict kind, per mode, for a report.
+pub fn summarize(records: &[Record]) -> String {
+    let mut by_mode: BTreeMap<&str, BTreeMap<&str, usize>> = BTreeMap::new();
+    for r in records {
+        *by_mode.entry(&r.mode).or_default().entry(r.verdict.kind()).or_default() += 1;
+    }
+    let kinds = ["same", "same-ptx", "unsupported", "timeout", "stock-fault", "DIFFER"];
+    let mut s = format!("{:16}", "mode");
+    for k in kinds {
+        s += &format!("{k:>12}");
+    }
+    s.push('\n');
+    for (mode, counts) in &by_mode {
+        s += &format!("{mode:16}");
+        for k in kinds {
+            s += &format!("{:>12}", counts.get(k).copied().unwrap_or(0));
+        }
+        s.push('\n');
+    }
+    s
+}
