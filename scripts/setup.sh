@@ -6,6 +6,8 @@
 #   - the Rust toolchain, from rustup, if cargo is missing
 #   - NVIDIA's nvcc/cicc/ptxas (CUDA 13) from the Python registry, into .venv
 #   - an empty curand_mtgp32_kernel.h that clang's CUDA wrappers include
+#   - csmith and its headers (Debian csmith, libcsmith-dev), for ptxsim's
+#     differential tests
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 
@@ -21,6 +23,12 @@ if ! [ -x "$LLVM_BIN/llc" ] || ! [ -x "$LLVM_BIN/FileCheck" ] || ! [ -x "$LLVM_B
     llvm-22-dev llvm-22-tools clang-22 libclang-22-dev python3-venv >/dev/null
 fi
 "$LLVM_CONFIG" --version | grep -q '^22\.' || { echo "LLVM 22 required, found $("$LLVM_CONFIG" --version)"; exit 1; }
+
+if ! command -v csmith >/dev/null 2>&1 || ! [ -e /usr/include/csmith/csmith.h ]; then
+  log "installing csmith (Debian packages)"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq csmith libcsmith-dev >/dev/null
+fi
 
 if ! command -v cargo >/dev/null 2>&1; then
   log "installing Rust (rustup)"

@@ -4,6 +4,8 @@
 #   2. lit           tests/lit, the real llc 22 + FileCheck on .ll and .mir
 #   3. corpus        tests/kernels through stock llc/clang and every plugin mode
 #                    (-verify-machineinstrs, ptxas, byte-identity of analysis mode)
+#   4. differential  ptxsim: stock and every plugin mode run in a PTX interpreter
+#                    on the corpus and 300 csmith programs; outputs must match
 set -uo pipefail
 here="$(dirname "${BASH_SOURCE[0]}")"
 bash "$here/setup.sh" || exit 1
@@ -19,5 +21,6 @@ suite() {
 suite "cargo test" cargo test --release --quiet
 suite "lit" lit -sv tests/lit
 suite "corpus" python3 scripts/corpus.py
+suite "differential" cargo test --release --quiet -p ptxsim -- --test-threads=1 --nocapture
 echo "suites: $passed passed, $failed failed"
 [ "$failed" = 0 ]

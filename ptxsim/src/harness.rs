@@ -35,7 +35,11 @@ pub const FAULT_MODE: (&str, &[&str]) = (
     ],
 );
 
-pub const STEP_LIMIT: u64 = 20_000_000;
+/// Instructions a stock run may execute (all threads together) before it
+/// counts as a timeout. Plugin builds get twice as many: deleted or added
+/// copies change the count, and a build that loops where stock did not is a
+/// difference worth reporting.
+pub const STEP_LIMIT: u64 = 50_000_000;
 
 /// Where the tools are: scripts/env.sh exports these; the defaults are what
 /// scripts/setup.sh installs.
@@ -387,25 +391,24 @@ pub fn build_all(tc: &Toolchain, ll: &Path, dir: &Path, modes: &[(&str, &[&str])
     Ok(Builds { stock, modes })
 }
 
-/// Runs `functions` (name, args, launch) of every build and compares with stock.
+/// Runs `runs` (function, args, launch) on every build and compares with stock.
 pub fn compare_builds(program: &str, builds: &Builds, runs: &[(String, Vec<Arg>, Launch)]) -> Vec<Record> {
     let stock = parse(&builds.stock);
-    let mut out = vec![];
     let stock_results: Vec<Result<Outcome, Error>> = runs
         .iter()
         .map(|(f, args, launch)| stock.as_ref().map_err(Clone::clone).and_then(|m| run(m, f, args, launch)))
         .collect();
+    let mut out = vec![];
     for (mode, text) in &builds.modes {
-        let same_text = *text == builds.stock;
-        let module = if same_text { None } else { Some(parse(text)) };
+        // Identical text runs identically; an unparsable build is a failure of that build.
+        let module = if *text == builds.stock { None } else { Some(parse(text)) };
         for ((f, args, launch), stock_result) in runs.iter().zip(&stock_results) {
-            let verdict = match &module {
-                None => match stock_result {
-                    Ok(_) => Verdict::SamePtx,
-                    r => judge(r, r),
-                },
-                Some(m) => {
-                    let result = m.as_ref().map_err(Clone::clone).and_then(|m| run(m, f, args, launch));
+            let verdict = match (&module, stock_result) {
+                (_, Err(_)) => judge(stock_result, stock_result),
+                (None, Ok(_)) => Verdict::SamePtx,
+                (Some(m), Ok(_)) => {
+                    let launch = Launch { step_limit: 2 * launch.step_limit, ..launch.clone() };
+                    let result = m.as_ref().map_err(Clone::clone).and_then(|m| run(m, f, args, &launch));
                     judge(stock_result, &result)
                 }
             };
@@ -445,6 +448,18 @@ pub fn load_specs(tc: &Toolchain) -> Result<BTreeMap<String, KernelSpec>, Error>
     parse_specs(
         &std::fs::read_to_string(&path).map_err(|e| Error::Harness(format!("{}: {e}", path.display())))?,
     )
+}
+
+/// tests/kernels/*.cu, sorted.
+pub fn corpus_files(tc: &Toolchain) -> Result<Vec<PathBuf>, Error> {
+    let dir = tc.root.join("tests/kernels");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map_err(|e| Error::Harness(format!("{}: {e}", dir.display())))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "cu"))
+        .collect();
+    files.sort();
+    Ok(files)
 }
 
 /// Compiles one corpus kernel file every way and compares every entry.
@@ -521,6 +536,37 @@ pub fn csmith_program(
         Launch { grid: [1; 3], block: [1; 3], dynamic_shared: 0, step_limit: STEP_LIMIT },
     )];
     Ok(compare_builds(&format!("csmith{seed}"), &builds, &runs))
+}
+
+/// Runs `job` on every item with one worker per core, each with its own
+/// scratch directory; results come back in item order.
+pub fn run_parallel<T: Sync>(
+    items: &[T],
+    job: impl Fn(&T, &Path) -> Result<Vec<Record>, Error> + Sync,
+) -> Vec<Result<Vec<Record>, Error>> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).min(items.len().max(1));
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<Vec<Record>, Error>>>> =
+        Mutex::new(items.iter().map(|_| None).collect());
+    std::thread::scope(|s| {
+        for w in 0..workers {
+            let (next, results, job) = (&next, &results, &job);
+            s.spawn(move || {
+                let dir = std::env::temp_dir().join(format!("ptxsim-{}-{w}", std::process::id()));
+                let _ = std::fs::create_dir_all(&dir);
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(item) = items.get(i) else { break };
+                    let r = job(item, &dir);
+                    results.lock().expect("no worker panics holding the lock")[i] = Some(r);
+                }
+                let _ = std::fs::remove_dir_all(&dir);
+            });
+        }
+    });
+    results.into_inner().expect("workers done").into_iter().map(|r| r.expect("every item ran")).collect()
 }
 
 /// Counts by verdict kind, per mode, for a report.
