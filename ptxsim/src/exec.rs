@@ -121,12 +121,6 @@ fn unsupported<T>(msg: impl Into<String>) -> Result<T, Error> {
     Err(Error::Unsupported(msg.into()))
 }
 
-/// What a thread did when it stopped running.
-pub enum Event {
-    Continue,
-    Blocked,
-}
-
 impl Thread {
     pub fn new(m: &Machine, func: u32, tid: [u32; 3], params: Vec<Vec<u8>>) -> Result<Thread, Error> {
         let linear = tid[0] + m.block[0] * (tid[1] + m.block[1] * tid[2]);

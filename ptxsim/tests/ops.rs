@@ -1,0 +1,110 @@
+//! Hand-written PTX for the instructions whose semantics are easy to get
+//! subtly wrong: carry chains, bit-field and byte-permute ops, shuffles with
+//! clamps, votes, and faults that must be reported rather than ignored.
+
+use ptxsim::{parse, run, Arg, Error, Launch};
+
+const HEADER: &str = ".version 7.8\n.target sm_90\n.address_size 64\n";
+
+/// Runs `body` as a kernel with one u64 buffer parameter (in %rd1) of `words` u32s.
+fn run_kernel(body: &str, regs: &str, threads: u32, words: usize) -> Result<Vec<u32>, Error> {
+    let ptx = format!(
+        "{HEADER}.visible .entry k(.param .u64 .ptr .align 1 k_param_0)\n{{\n{regs}\n\
+         \tld.param.b64 %rd1, [k_param_0];\n{body}\n\tret;\n}}\n"
+    );
+    let module = parse(&ptx)?;
+    let launch = Launch { grid: [1, 1, 1], block: [threads, 1, 1], dynamic_shared: 0, step_limit: 1_000_000 };
+    let out = run(&module, "k", &[Arg::Buffer(vec![0; 4 * words])], &launch)?;
+    Ok(out.buffers[0].chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect())
+}
+
+#[test]
+fn carry_chain_bit_fields_and_permutes() {
+    let regs = ".reg .b32 %r<20>;\n.reg .b64 %rd<4>;";
+    let body = "
+	mov.b32 %r1, -1;
+	mov.b32 %r2, 1;
+	add.cc.u32 %r3, %r1, %r2;      // 0, carry out
+	addc.u32 %r4, 5, 7;            // 5 + 7 + 1
+	sub.cc.u32 %r5, 1, 2;          // borrow out
+	subc.u32 %r6, 10, 3;           // 10 - 3 - 1
+	bfe.u32 %r7, 0xABCD1234, 8, 12;
+	bfe.s32 %r8, 0x00000F00, 8, 4;  // 0xF sign-extended
+	bfi.b32 %r9, 0xF, 0x12345678, 4, 8;
+	prmt.b32 %r10, 0x33221100, 0x77665544, 0x5140;
+	shf.l.wrap.b32 %r11, 0x80000001, 0x00000003, 4;
+	bfind.u32 %r12, 0x00100000;
+	bfind.shiftamt.u32 %r13, 0x00100000;
+	st.global.v4.b32 [%rd1], {%r3, %r4, %r5, %r6};
+	st.global.v4.b32 [%rd1+16], {%r7, %r8, %r9, %r10};
+	st.global.v2.b32 [%rd1+32], {%r11, %r12};
+	st.global.b32 [%rd1+40], %r13;";
+    let got = run_kernel(body, regs, 1, 11).unwrap();
+    let want = [0, 13, u32::MAX, 6, 0xD12, 0xFFFF_FFFF, 0x1234_50F8, 0x5511_4400, 0x38, 20, 11];
+    assert_eq!(got, want, "got {got:x?}");
+}
+
+#[test]
+fn shuffles_and_votes_across_a_warp() {
+    let regs = ".reg .b32 %r<20>;\n.reg .b64 %rd<4>;\n.reg .pred %p<4>;";
+    // Each lane writes: shfl.up by 1, shfl.down by 3, bfly 5, idx within
+    // segments of 8 (source lane 2 of the segment), and a ballot of odd lanes.
+    let body = "
+	mov.u32 %r1, %laneid;
+	mul.lo.s32 %r2, %r1, 10;
+	shfl.sync.up.b32 %r3|%p1, %r2, 1, 0, -1;
+	shfl.sync.down.b32 %r4, %r2, 3, 31, -1;
+	shfl.sync.bfly.b32 %r5, %r2, 5, 31, -1;
+	shfl.sync.idx.b32 %r6, %r2, 2, 0x1807, -1;
+	and.b32 %r7, %r1, 1;
+	setp.ne.b32 %p2, %r7, 0;
+	vote.sync.ballot.b32 %r8, %p2, -1;
+	vote.sync.all.pred %p3, %p2, -1;
+	selp.b32 %r9, 1, 0, %p3;
+	mul.wide.u32 %rd2, %r1, 24;
+	add.s64 %rd3, %rd1, %rd2;
+	st.global.v2.b32 [%rd3], {%r3, %r4};
+	st.global.v2.b32 [%rd3+8], {%r5, %r6};
+	st.global.v2.b32 [%rd3+16], {%r8, %r9};";
+    let got = run_kernel(body, regs, 32, 32 * 6).unwrap();
+    for lane in 0..32u32 {
+        let row = &got[lane as usize * 6..][..6];
+        let up = if lane >= 1 { (lane - 1) * 10 } else { 0 };
+        let down = if lane + 3 <= 31 { (lane + 3) * 10 } else { lane * 10 };
+        let seg_src = (lane & !7) | 2;
+        assert_eq!(row, [up, down, (lane ^ 5) * 10, seg_src * 10, 0xAAAA_AAAA, 0], "lane {lane}");
+    }
+}
+
+#[test]
+fn barriers_order_shared_memory() {
+    // Thread t writes t to shared[t], waits, then reads its neighbour's slot.
+    let regs = ".reg .b32 %r<8>;\n.reg .b64 %rd<8>;\n.shared .align 4 .b8 s[256];";
+    let body = "
+	mov.u32 %r1, %tid.x;
+	mul.wide.u32 %rd2, %r1, 4;
+	mov.b64 %rd3, s;
+	add.s64 %rd4, %rd3, %rd2;
+	st.shared.b32 [%rd4], %r1;
+	bar.sync 0;
+	add.s32 %r2, %r1, 1;
+	and.b32 %r2, %r2, 63;
+	mul.wide.u32 %rd5, %r2, 4;
+	add.s64 %rd6, %rd3, %rd5;
+	ld.shared.b32 %r3, [%rd6];
+	add.s64 %rd7, %rd1, %rd2;
+	st.global.b32 [%rd7], %r3;";
+    let got = run_kernel(body, regs, 64, 64).unwrap();
+    assert_eq!(got, (0..64).map(|t| (t + 1) % 64).collect::<Vec<u32>>());
+}
+
+#[test]
+fn bad_programs_are_reported() {
+    let regs = ".reg .b32 %r<4>;\n.reg .b64 %rd<4>;";
+    let oob = run_kernel("\tst.global.b32 [%rd1+16], 1;", regs, 1, 4);
+    assert!(matches!(oob, Err(Error::Fault(ref s)) if s.contains("out of bounds")), "{oob:?}");
+    let unknown = run_kernel("\tsad.u32 %r1, %r2, %r3, %r1;", regs, 1, 1);
+    assert!(matches!(unknown, Err(Error::Unsupported(ref s)) if s.contains("sad.u32")), "{unknown:?}");
+    let spin = run_kernel("$L1:\n\tbra $L1;", regs, 1, 1);
+    assert_eq!(spin, Err(Error::Timeout(1_000_000)));
+}
