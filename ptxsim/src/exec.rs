@@ -390,7 +390,6 @@ impl Thread {
                 self.write(m, *d, v);
             }
             Op::Cvt { dty, sty, rnd, int, sat, d, a } => {
-                let Operand::Reg(d) = d else { return unsupported("cvt to a vector") };
                 let a = self.read(m, a)?;
                 let v = convert(*dty, *sty, *rnd, *int, *sat, a)?;
                 self.write(m, *d, v);
@@ -498,7 +497,40 @@ impl Thread {
                 return Ok(());
             }
             Op::BarSync => self.state = State::AtBarrier,
-            Op::Shfl { .. } | Op::Vote { .. } | Op::MatchAny { .. } => {
+            Op::WmmaLoad { frag, col_major, space, d, addr, stride } => {
+                let base = self.addr(m, addr)?;
+                let stride = match stride {
+                    Some(s) => self.read(m, s)? as u32 as u64,
+                    None => 16,
+                };
+                let esize = if *frag == Frag::C { 4 } else { 2 };
+                let mut elems = [0u64; 8];
+                for (slot, e) in elems.iter_mut().enumerate() {
+                    let (row, col) = wmma_element(self.lane(), slot);
+                    let (major, minor) = if *col_major { (col, row) } else { (row, col) };
+                    let at = base.wrapping_add((major * stride + minor) * esize);
+                    *e = read_le(self.mem(m, shared, *space, at, esize as usize)?);
+                }
+                let regs = wmma_pack(&elems, *frag != Frag::C);
+                for (r, v) in d.iter().zip(regs) {
+                    self.write(m, *r, v);
+                }
+            }
+            Op::WmmaStore { col_major, space, addr, a, stride } => {
+                let base = self.addr(m, addr)?;
+                let stride = match stride {
+                    Some(s) => self.read(m, s)? as u32 as u64,
+                    None => 16,
+                };
+                let vals: Vec<u64> = a.iter().map(|&r| self.frame().regs[r as usize]).collect();
+                for (slot, v) in vals.into_iter().enumerate() {
+                    let (row, col) = wmma_element(self.lane(), slot);
+                    let (major, minor) = if *col_major { (col, row) } else { (row, col) };
+                    let at = base.wrapping_add((major * stride + minor) * 4);
+                    memory::write_le(self.mem(m, shared, *space, at, 4)?, v);
+                }
+            }
+            Op::Shfl { .. } | Op::Vote { .. } | Op::MatchAny { .. } | Op::WmmaMma { .. } => {
                 self.state = State::AtCollective;
                 return Ok(());
             }
@@ -589,6 +621,29 @@ impl Thread {
             _ => unsupported("ld/st.param through a register"),
         }
     }
+}
+
+/// The fragment layout of an m16n16k16 tile. The hardware's layout is
+/// unspecified and programs may only apply the same operation to every
+/// element, so any fixed layout gives the same results: lane `l` holds
+/// elements `8l .. 8l+8` of the tile in row-major order.
+pub fn wmma_element(lane: u32, slot: usize) -> (u64, u64) {
+    let e = lane as u64 * 8 + slot as u64;
+    (e / 16, e % 16)
+}
+
+/// Eight fragment elements as registers: f32 one per register; f16 two per
+/// f16x2 register in the first four, the rest zero.
+pub fn wmma_pack(elems: &[u64; 8], half: bool) -> [u64; 8] {
+    let mut regs = [0u64; 8];
+    for (i, &e) in elems.iter().enumerate() {
+        if half {
+            regs[i / 2] |= (e & 0xffff) << (16 * (i % 2));
+        } else {
+            regs[i] = e;
+        }
+    }
+    regs
 }
 
 fn binary(op: BinOp, ty: Ty, a: u64, b: u64) -> Result<u64, Error> {

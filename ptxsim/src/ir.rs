@@ -250,6 +250,14 @@ pub enum VoteMode {
     Ballot,
 }
 
+/// Which operand of a matrix multiply-accumulate a fragment holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Frag {
+    A,
+    B,
+    C,
+}
+
 /// Index into `Function::labels`.
 pub type Label = u32;
 
@@ -316,7 +324,7 @@ pub enum Op {
         rnd: Rnd,
         int: bool,
         sat: bool,
-        d: Operand,
+        d: Reg,
         a: Operand,
     },
     /// `cvt.rn.f16x2.f32 d, a, b`: two f32 rounded to f16, `a` in the upper half.
@@ -418,6 +426,31 @@ pub enum Op {
         a: Operand,
         b: Operand,
         c: Operand,
+    },
+    /// `wmma.load.{a,b,c}` of an m16n16k16 tile: each lane loads its own
+    /// eight elements (see exec.rs for the fragment layout).
+    WmmaLoad {
+        frag: Frag,
+        col_major: bool,
+        space: Space,
+        d: Vec<Reg>,
+        addr: Addr,
+        stride: Option<Operand>,
+    },
+    /// `wmma.store.d` of an m16n16k16 f32 tile.
+    WmmaStore {
+        col_major: bool,
+        space: Space,
+        addr: Addr,
+        a: Vec<Reg>,
+        stride: Option<Operand>,
+    },
+    /// `wmma.mma` m16n16k16 with f16 inputs and f32 accumulators: a warp collective.
+    WmmaMma {
+        d: Vec<Reg>,
+        a: Vec<Reg>,
+        b: Vec<Reg>,
+        c: Vec<Reg>,
     },
     /// Orders memory only; threads run one at a time here, so nothing to do.
     Fence,

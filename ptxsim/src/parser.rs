@@ -914,11 +914,7 @@ fn decode(
                 rnd = m;
                 int = i;
             }
-            let d = match &ops[0] {
-                Raw::Vec(_) => r.operand(&ops[0])?,
-                o => Operand::Reg(r.dst(o)?),
-            };
-            Op::Cvt { dty, sty, rnd, int, sat: has(parts, "sat"), d, a: r.operand(&ops[1])? }
+            Op::Cvt { dty, sty, rnd, int, sat: has(parts, "sat"), d: r.dst(&ops[0])?, a: r.operand(&ops[1])? }
         }
         "ld" | "ldu" => {
             arity(ops, 2)?;
@@ -1114,6 +1110,53 @@ fn decode(
                 a: r.operand(&ops[1])?,
                 b: r.operand(&ops[2])?,
                 c: r.operand(&ops[3])?,
+            }
+        }
+        "wmma" if has(parts, "m16n16k16") => {
+            let regs = |r: &mut Resolver, o: &Raw| -> Dec<Vec<Reg>> {
+                match o {
+                    Raw::Vec(items) if items.len() == 8 => items.iter().map(|i| r.dst(i)).collect(),
+                    _ => Err("expected 8 fragment registers".into()),
+                }
+            };
+            let stride = |r: &mut Resolver, o: Option<&Raw>| o.map(|o| r.operand(o)).transpose();
+            let col_major = has(parts, "col");
+            match parts.get(1) {
+                Some(&"load") => {
+                    let frag = match parts.get(2) {
+                        Some(&"a") => Frag::A,
+                        Some(&"b") => Frag::B,
+                        _ => Frag::C,
+                    };
+                    if (frag == Frag::C) != has(parts, "f32") {
+                        return Err("fragment type".into());
+                    }
+                    Op::WmmaLoad {
+                        frag,
+                        col_major,
+                        space: space_of(parts),
+                        d: regs(&mut r, &ops[0])?,
+                        addr: r.addr(ops.get(1).ok_or("missing address")?)?,
+                        stride: stride(&mut r, ops.get(2))?,
+                    }
+                }
+                Some(&"store") if has(parts, "f32") => Op::WmmaStore {
+                    col_major,
+                    space: space_of(parts),
+                    addr: r.addr(&ops[0])?,
+                    a: regs(&mut r, ops.get(1).ok_or("missing fragment")?)?,
+                    stride: stride(&mut r, ops.get(2))?,
+                },
+                Some(&"mma") if parts.ends_with(&["f32", "f32"]) && !has(parts, "satfinite") => {
+                    arity(ops, 4)?;
+                    Op::WmmaMma {
+                        d: regs(&mut r, &ops[0])?,
+                        a: regs(&mut r, &ops[1])?,
+                        b: regs(&mut r, &ops[2])?,
+                        c: regs(&mut r, &ops[3])?,
+                    }
+                }
+                _ => return Err("wmma variant".into()),
             }
         }
         _ => return Err("unknown opcode".into()),

@@ -4,7 +4,7 @@
 //! every live lane its member mask names waits at the same instruction. The
 //! order is fixed (lowest thread first), so a run is deterministic.
 
-use crate::exec::{mask, Machine, State, Thread};
+use crate::exec::{mask, wmma_element, Machine, State, Thread};
 use crate::ir::*;
 use crate::Error;
 
@@ -67,13 +67,15 @@ fn run_collectives(m: &mut Machine, warp: &mut [Thread]) -> Result<bool, Error> 
         };
         let group: Vec<usize> = (0..warp.len()).filter(|&j| at(&warp[j])).collect();
         let inst = warp[i].inst(m.module).clone();
-        let mask_op = match &inst.op {
-            Op::Shfl { mask, .. } | Op::Vote { mask, .. } | Op::MatchAny { mask, .. } => mask,
-            _ => unreachable!("only collectives stop a thread here"),
-        };
         let mut members = 0u32;
-        for &j in &group {
-            members |= warp[j].read(m, mask_op)? as u32;
+        match &inst.op {
+            Op::Shfl { mask, .. } | Op::Vote { mask, .. } | Op::MatchAny { mask, .. } => {
+                for &j in &group {
+                    members |= warp[j].read(m, mask)? as u32;
+                }
+            }
+            // wmma has no member mask: the whole warp takes part.
+            _ => members = u32::MAX,
         }
         let waiting_for_others = (0..warp.len()).any(|j| {
             members >> warp[j].lane() & 1 == 1 && warp[j].state != State::Exited && !group.contains(&j)
@@ -164,6 +166,37 @@ fn collective(m: &Machine, warp: &mut [Thread], group: &[usize], op: &Op) -> Res
                     .filter(|(l, v)| *v == mine && members >> l & 1 == 1)
                     .fold(0u64, |acc, (l, _)| acc | 1 << l);
                 warp[j].write(m, *d, same);
+            }
+        }
+        Op::WmmaMma { d, a, b, c } => {
+            if group.len() != WARP {
+                return Err(Error::Fault("wmma.mma without all 32 lanes of the warp".into()));
+            }
+            // Gather the tiles, multiply in f32 (f16 products are exact), scatter D.
+            let tile = |regs: &[Reg], is_half: bool| -> Vec<f32> {
+                let mut t = vec![0f32; 256];
+                for &j in group {
+                    let vals: Vec<u64> = regs.iter().map(|&r| warp[j].frame().regs[r as usize]).collect();
+                    for slot in 0..8 {
+                        let (row, col) = wmma_element(lane_of(j) as u32, slot);
+                        t[(row * 16 + col) as usize] = if is_half {
+                            half::f16::from_bits((vals[slot / 2] >> (16 * (slot % 2))) as u16).to_f32()
+                        } else {
+                            f32::from_bits(vals[slot] as u32)
+                        };
+                    }
+                }
+                t
+            };
+            let (ta, tb, tc) = (tile(a, true), tile(b, true), tile(c, false));
+            for &j in group {
+                for (slot, &r) in d.iter().enumerate() {
+                    let (row, col) = wmma_element(lane_of(j) as u32, slot);
+                    let (row, col) = (row as usize, col as usize);
+                    let acc = (0..16)
+                        .fold(tc[row * 16 + col], |acc, k| ta[row * 16 + k].mul_add(tb[k * 16 + col], acc));
+                    warp[j].write(m, r, acc.to_bits() as u64);
+                }
             }
         }
         _ => unreachable!("not a collective"),

@@ -16,9 +16,12 @@ fn records(results: Vec<Result<Vec<Record>, Error>>) -> Vec<Record> {
 }
 
 /// Prints the figures and every comparison that was not a plain match, then
-/// fails on any difference, on a stock run that faults (bad inputs), or on
-/// 5% or more unsupported runs.
-fn check(set: &str, programs: usize, records: &[Record], started: Instant) {
+/// fails on any difference, on 5% or more unsupported runs, and, where
+/// `inputs_are_ours`, on a stock run that faults (the launch spec is wrong).
+/// A csmith program whose stock run faults is one LLVM found undefined
+/// behaviour in (it folded `main` into a trap or an argv[1] read); those are
+/// counted and skipped.
+fn check(set: &str, programs: usize, records: &[Record], started: Instant, inputs_are_ours: bool) {
     for r in records.iter().filter(|r| !matches!(r.verdict, Verdict::Same | Verdict::SamePtx)) {
         println!("{r}");
     }
@@ -40,7 +43,9 @@ fn check(set: &str, programs: usize, records: &[Record], started: Instant) {
     let differ: Vec<String> =
         records.iter().filter(|r| matches!(r.verdict, Verdict::Differ(_))).map(|r| r.to_string()).collect();
     assert!(differ.is_empty(), "{set}: stock and plugin builds differ:\n{}", differ.join("\n"));
-    assert_eq!(count("stock-fault"), 0, "{set}: stock runs fault: fix the inputs");
+    if inputs_are_ours {
+        assert_eq!(count("stock-fault"), 0, "{set}: stock runs fault: fix the inputs");
+    }
     assert!(unsupported * 20 < total, "{set}: {unsupported} of {total} runs unsupported");
 }
 
@@ -52,7 +57,7 @@ fn corpus_kernels_in_every_mode() {
     let recs = records(harness::run_parallel(&files, |cu, dir| harness::corpus_file(&tc, cu, dir, MODES)));
     let functions = recs.len() / MODES.len();
     assert!(functions >= 60, "only {functions} kernels ran");
-    check("corpus", files.len(), &recs, started);
+    check("corpus", files.len(), &recs, started, true);
 }
 
 #[test]
@@ -63,7 +68,7 @@ fn csmith_programs_in_every_mode() {
     let seeds: Vec<u64> = (1..=n).collect();
     let recs =
         records(harness::run_parallel(&seeds, |&seed, dir| harness::csmith_program(&tc, seed, dir, MODES)));
-    check("csmith", seeds.len(), &recs, started);
+    check("csmith", seeds.len(), &recs, started, false);
 }
 
 /// The plugin's test-only fault merges two interfering registers; with its

@@ -3,12 +3,17 @@
 //! compute exactly (integers, or floats holding small integers so that any
 //! summation order gives the same bits).
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use ptxsim::harness::{Rng, Toolchain};
 use ptxsim::{parse, run, Arg, Launch, Module};
 
 fn stock_module(file: &str) -> Module {
     let tc = Toolchain::from_env().expect("toolchain (source scripts/env.sh)");
-    let dir = std::env::temp_dir().join(format!("ptxsim-ref-{}-{file}", std::process::id()));
+    // Tests run in parallel and may build the same file: one directory per call.
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, Ordering::SeqCst);
+    let dir = std::env::temp_dir().join(format!("ptxsim-ref-{}-{call}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (ll, ptx) = (dir.join("k.ll"), dir.join("k.ptx"));
     tc.cuda_to_ll(&tc.root.join("tests/kernels").join(file), &ll).unwrap();
@@ -178,4 +183,47 @@ fn bitonic_sort_and_atomic_histogram() {
         want[d as usize] += 1;
     }
     assert_eq!(got, want);
+}
+
+#[test]
+fn tensor_core_gemm() {
+    // D = alpha*A*B + beta*C over 16x16 tiles, one warp per tile; small
+    // integers are exact in f16 and in every f32 partial sum.
+    let m = stock_module("wmma_hgemm_16x16x16.cu");
+    let (mm, nn, kk) = (32usize, 32usize, 32usize);
+    let a: Vec<f32> = small_ints(mm * kk, 10, 3).iter().map(|&x| x as f32).collect();
+    let b_colmajor: Vec<f32> = small_ints(kk * nn, 11, 3).iter().map(|&x| x as f32).collect();
+    let c: Vec<f32> = small_ints(mm * nn, 12, 3).iter().map(|&x| x as f32).collect();
+    let h = |x: f32| half::f16::from_f32(x).to_bits().to_le_bytes();
+    let f = |x: f32| Arg::Scalar(x.to_le_bytes().to_vec());
+    let args = [
+        bytes(&a, h),
+        bytes(&b_colmajor, h),
+        bytes(&c, f32::to_le_bytes),
+        Arg::Buffer(vec![0; 4 * mm * nn]),
+        int(mm as i32),
+        int(nn as i32),
+        int(kk as i32),
+        f(3.0),
+        f(-2.0),
+    ];
+    let out = run(&m, "wmma_gemm_f16_f32", &args, &launch(2, [64, 1, 1])).unwrap();
+    let got: Vec<f32> = words(&out.buffers[3]).into_iter().map(f32::from_le_bytes).collect();
+    for i in 0..mm {
+        for j in 0..nn {
+            let dot: f32 = (0..kk).map(|k| a[i * kk + k] * b_colmajor[j * kk + k]).sum();
+            assert_eq!(got[i * nn + j], 3.0 * dot - 2.0 * c[i * nn + j], "D[{i}][{j}]");
+        }
+    }
+}
+
+#[test]
+fn runs_are_deterministic() {
+    let m = stock_module("histogram_atomic.cu");
+    let data: Vec<u8> = small_ints(5000, 13, 127).iter().map(|&x| (x + 128) as u8).collect();
+    let args = [Arg::Buffer(data.clone()), Arg::Buffer(vec![0; 1024]), int(data.len() as i32)];
+    let first = run(&m, "histogram256", &args, &launch(4, [128, 1, 1])).unwrap();
+    for _ in 0..3 {
+        assert_eq!(run(&m, "histogram256", &args, &launch(4, [128, 1, 1])).unwrap(), first);
+    }
 }
