@@ -6,6 +6,7 @@
 #include "llvm/CodeGen/MachineBlockFrequencyInfo.h"
 #include "llvm/CodeGen/MachineFunction.h"
 #include "llvm/CodeGen/MachineInstr.h"
+#include "llvm/CodeGen/MachineInstrBuilder.h"
 #include "llvm/CodeGen/MachineLoopInfo.h"
 #include "llvm/CodeGen/MachineRegisterInfo.h"
 #include "llvm/CodeGen/TargetInstrInfo.h"
@@ -44,6 +45,7 @@ FlatFunction::FlatFunction(MachineFunction &MF, const MachineLoopInfo &MLI,
     BlockIndex[&MBB] = BlockIndex.size();
 
   for (MachineBasicBlock &MBB : MF) {
+    BlockPtrs.push_back(&MBB);
     NvraBlock B{};
     B.first_inst = Insts.size();
     B.first_succ = Succs.size();
@@ -91,6 +93,10 @@ FlatFunction::FlatFunction(MachineFunction &MF, const MachineLoopInfo &MLI,
         NvraOperand Op{};
         Op.vreg = MO.getReg().virtRegIndex();
         Op.tied_to = NVRA_NONE;
+        Op.incoming_block = NVRA_NONE;
+        // A PHI lists (value, predecessor) pairs after its result.
+        if (MI.isPHI() && MO.isUse())
+          Op.incoming_block = BlockIndex.lookup(MI.getOperand(OpIdx + 1).getMBB());
         if (MO.isDef())
           Op.flags |= NVRA_OPERAND_DEF;
         if (MO.isImplicit())
@@ -179,7 +185,15 @@ bool FlatFunction::apply(const NvraResult &Result) {
                                       : Register::index2VirtReg(To));
         }
   }
-  if (Renamed) {
+  const TargetInstrInfo &TII = *MF.getSubtarget().getInstrInfo();
+  for (uint32_t K = 0; K != Result.num_edge_copies; ++K) {
+    const NvraEdgeCopy &Copy = Result.edge_copies[K];
+    MachineBasicBlock &MBB = *BlockPtrs[Copy.block];
+    BuildMI(MBB, MBB.getFirstTerminator(), DebugLoc(), TII.get(TargetOpcode::COPY),
+            Register::index2VirtReg(Copy.dst))
+        .addReg(Register::index2VirtReg(Copy.src));
+  }
+  if (Renamed || Result.num_edge_copies != 0) {
     // Kill flags described the old live ranges; none is required.
     for (MachineBasicBlock &MBB : MF)
       for (MachineInstr &MI : MBB)
@@ -191,7 +205,7 @@ bool FlatFunction::apply(const NvraResult &Result) {
     Erase.push_back(Insts[Result.deleted_insts[K]]);
   for (MachineInstr *MI : Erase)
     MI->eraseFromParent();
-  return Renamed || !Erase.empty();
+  return Renamed || !Erase.empty() || Result.num_edge_copies != 0;
 }
 
 } // namespace nvregalloc

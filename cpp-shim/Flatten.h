@@ -31,7 +31,8 @@ public:
   const NvraFunction &abi() const { return Fn; }
   llvm::MachineInstr *instruction(uint32_t Index) const { return Insts[Index]; }
 
-  /// Rematerializes, renames and erases as \p Result says.
+  /// Rematerializes, renames, inserts edge copies and erases as \p Result
+  /// says.
   /// Returns true if the function changed.
   bool apply(const NvraResult &Result);
 
@@ -45,6 +46,7 @@ private:
   std::vector<uint32_t> VRegClass;
   std::vector<const char *> ClassNames;
   std::vector<llvm::MachineInstr *> Insts;
+  std::vector<llvm::MachineBasicBlock *> BlockPtrs;
   NvraFunction Fn{};
 };
 

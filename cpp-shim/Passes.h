@@ -11,13 +11,17 @@ namespace nvregalloc {
 // Names for -run-pass, -print-after, statistics and remarks.
 inline constexpr const char CoalescePassArg[] = "nvregalloc-coalesce";
 inline constexpr const char ColorPassArg[] = "nvregalloc-color";
+inline constexpr const char CssaPassArg[] = "nvregalloc-cssa";
 
 // Pass IDs, for TargetPassConfig::insertPass.
 extern const void *const CoalescePassID;
 extern const void *const ColorPassID;
+extern const void *const CssaPassID;
 
-// Read when the pipeline is built: replace-stock disables LLVM's coalescer.
+// Read when the pipeline is built: replace-stock disables LLVM's coalescer,
+// and the CSSA pass is inserted only when enabled.
 extern llvm::cl::opt<NvraCoalesceMode> CoalesceMode;
+extern llvm::cl::opt<bool> CssaCoalesce;
 
 } // namespace nvregalloc
 

@@ -2,9 +2,13 @@
 //
 // Loading the library (llc -load-pass-plugin, clang -fpass-plugin) constructs
 // the static callback below; LLVM calls it whenever a codegen pipeline is
-// built. For NVPTX targets only, it places both passes right after
-// StackSlotColoring, the first point where LiveIntervals is no longer alive and
-// frame indices can still be added before NVPTX's PrologEpilog pass.
+// built. For NVPTX targets only, it places:
+// - nvregalloc-cssa right after LiveVariables, the last point in SSA form
+//   before PHIElimination (LiveVariables itself needs SSA form, and the pass
+//   leaves it);
+// - the coalesce and color passes right after StackSlotColoring, the first
+//   point where LiveIntervals is no longer alive and frame indices can still
+//   be added before NVPTX's PrologEpilog pass.
 //
 // The plugin entry point llvmGetPassPluginInfo is exported by the Rust side
 // (src/plugin.rs): a cdylib exports only Rust's own symbols.
@@ -26,6 +30,8 @@ static RegisterTargetPassConfigCallback InsertNvregallocPasses(
         return;
       if (nvregalloc::CoalesceMode == NVRA_COALESCE_REPLACE_STOCK)
         Config->disablePass(&RegisterCoalescerID);
+      if (nvregalloc::CssaCoalesce)
+        Config->insertPass(&LiveVariablesID, nvregalloc::CssaPassID);
       Config->insertPass(&StackSlotColoringID, nvregalloc::CoalescePassID);
       Config->insertPass(&StackSlotColoringID, nvregalloc::ColorPassID);
     });

@@ -6,8 +6,9 @@ Checks, per kernel and mode: llc with -verify-machineinstrs succeeds, no
 function was left unchanged by a checker rejection or an internal error, and
 ptxas accepts the PTX. Across modes: with both passes in analysis-only mode
 the PTX is byte-identical to stock, and register-to-register moves never
-exceed stock's in after-stock mode. The clang 22 -fpass-plugin path is
-checked the same way against stock clang.
+exceed stock's in after-stock mode, nor, with CSSA coalescing, those of the
+same mode without it. The clang 22 -fpass-plugin path is checked the same
+way against stock clang.
 
   corpus.py                 check tests/kernels, print '<N> passed, <N> failed'
   corpus.py --report        also print the per-kernel figures table
@@ -33,13 +34,18 @@ CLANG_CUDA_FLAGS = os.environ.get("CLANG_CUDA_FLAGS", "").split()
 # Mode name -> llc options (None: stock llc without the plugin).
 MODES = {
     "stock": None,
-    "analyze": ["-nvregalloc-coalesce=analyze", "-nvregalloc-color=analyze"],
+    "analyze": ["-nvregalloc-cssa-coalesce=false", "-nvregalloc-coalesce=analyze", "-nvregalloc-color=analyze"],
+    "cssa": ["-nvregalloc-coalesce=off", "-nvregalloc-color=off"],
     "coalesce": ["-nvregalloc-coalesce=after-stock", "-nvregalloc-color=off"],
     "replace": ["-nvregalloc-coalesce=replace-stock", "-nvregalloc-color=off"],
     "color": ["-nvregalloc-coalesce=off", "-nvregalloc-color=rename"],
     "both": ["-nvregalloc-coalesce=after-stock", "-nvregalloc-color=rename"],
     "replace+color": ["-nvregalloc-coalesce=replace-stock", "-nvregalloc-color=rename"],
+    "both, no cssa": ["-nvregalloc-cssa-coalesce=false", "-nvregalloc-coalesce=after-stock",
+                      "-nvregalloc-color=rename"],
 }
+# CSSA coalescing must never add moves: mode -> the same without it.
+CSSA_BASELINES = {"cssa": "stock", "both": "both, no cssa"}
 # Warnings that mean a pass misbehaved (unsupported functions are expected).
 BAD_WARNINGS = ("the checker rejected", "internal error", "ABI")
 
@@ -99,6 +105,13 @@ def build_kernel(cu, workdir, extra_modes=()):
     total = lambda mode, key: sum(f.get(key, 0) for f in figures.get(mode, {}).values())
     if "coalesce" in figures and total("coalesce", "moves") > total("stock", "moves"):
         failures.append(f"{name}: after-stock coalescing has more moves than stock")
+    for mode, baseline in CSSA_BASELINES.items():
+        if mode in figures and baseline in figures and total(mode, "moves") > total(baseline, "moves"):
+            failures.append(f"{name}: [{mode}] has more moves than [{baseline}]")
+    figures["copies after PHI elimination"] = {
+        label: phi_elimination_copies(ll, os.path.join(workdir, f"{name}.phi-elim.{label}.mir"), flag, verify)
+        for label, flag in (("without cssa", "false"), ("with cssa", "true"))
+    }
 
     # The clang path: -fpass-plugin by default must pass ptxas, and in
     # analysis-only mode must match stock clang byte for byte. (clang targets a
@@ -111,7 +124,8 @@ def build_kernel(cu, workdir, extra_modes=()):
         "clang": clang(os.path.join(workdir, f"{name}.clang.ptx")),
         "clang+plugin": clang(os.path.join(workdir, f"{name}.clang+plugin.ptx"), f"-fpass-plugin={PLUGIN}"),
         "clang+plugin analyze": clang(os.path.join(workdir, f"{name}.clang+plugin analyze.ptx"),
-                                      f"-fpass-plugin={PLUGIN}", "-mllvm", "-nvregalloc-coalesce=analyze",
+                                      f"-fpass-plugin={PLUGIN}", "-mllvm", "-nvregalloc-cssa-coalesce=false",
+                                      "-mllvm", "-nvregalloc-coalesce=analyze",
                                       "-mllvm", "-nvregalloc-color=analyze"),
     }
     for build, r in builds.items():
@@ -124,6 +138,15 @@ def build_kernel(cu, workdir, extra_modes=()):
         if open(out("clang")).read() != open(out("clang+plugin analyze")).read():
             failures.append(f"{name}: clang -fpass-plugin in analysis-only mode differs from stock clang")
     return failures, figures
+
+
+def phi_elimination_copies(ll, mir, cssa, verify):
+    """COPY instructions in the function right after PHI elimination."""
+    options = [f"-nvregalloc-cssa-coalesce={cssa}", "-stop-after=phi-node-elimination"]
+    if run(llc_cmd(ll, mir, options, verify)).returncode:
+        return None
+    with open(mir) as fh:
+        return sum(1 for line in fh if " = COPY " in line)
 
 
 def kernel_files(corpus):
@@ -144,6 +167,10 @@ def report(results):
             cells.append(f"{t[0]:>5}/{t[1]:>3}/{t[2]:>3}")
         print(f"{name[:28]:28} " + " ".join(f"{c:>13}" for c in cells))
     print(f"{'TOTAL':28} " + " ".join(f"{'/'.join(str(x) for x in totals[m]):>13}" for m in modes))
+    copies = [figures.get("copies after PHI elimination", {}) for _, figures in results.values()]
+    before = sum(c.get("without cssa") or 0 for c in copies)
+    after = sum(c.get("with cssa") or 0 for c in copies)
+    print(f"COPY instructions right after PHI elimination: {before} without CSSA, {after} with")
 
 
 def main():

@@ -160,12 +160,16 @@ pub fn check(original: &Function, rewrite: &Rewrite) -> Result<(), CheckError> {
             }
             s
         } else {
-            let mut known = preds.iter().filter_map(|p| exit_state[p.index()].as_ref());
-            let Some(first) = known.next() else { continue };
-            let mut s = first.clone();
-            for other in known {
-                s.meet(other);
+            let mut met: Option<State> = None;
+            for &p in preds {
+                let Some(exit) = &exit_state[p.index()] else { continue };
+                let arriving = take_edge(original, rewrite, p, b, exit)?;
+                match &mut met {
+                    None => met = Some(arriving),
+                    Some(s) => s.meet(&arriving),
+                }
             }
+            let Some(s) = met else { continue };
             s
         };
         state.keep_only(&live_in[b.index()], rewrite);
@@ -173,8 +177,15 @@ pub fn check(original: &Function, rewrite: &Rewrite) -> Result<(), CheckError> {
             continue;
         }
         entry_state[b.index()] = Some(state.clone());
+        let terminators = original.first_terminator(b);
         for i in original.block_insts(b) {
+            if i == terminators {
+                run_edge_copies(rewrite, b, &mut state);
+            }
             step(original, rewrite, &ctx, i, &mut state)?;
+        }
+        if terminators.0 == original.block(b).first_inst + original.block(b).num_insts {
+            run_edge_copies(rewrite, b, &mut state);
         }
         exit_state[b.index()] = Some(state);
         for &s in &original.block(b).succs {
@@ -185,6 +196,90 @@ pub fn check(original: &Function, rewrite: &Rewrite) -> Result<(), CheckError> {
         }
     }
     Ok(())
+}
+
+/// The edge copies at the end of `b`: each makes its destination hold what
+/// its source holds.
+fn run_edge_copies(rewrite: &Rewrite, b: Block, state: &mut State) {
+    for copy in rewrite.edge_copies_of(b) {
+        let holders = state.holders(copy.src);
+        state.set(copy.dst, &holders);
+    }
+}
+
+/// The state on entry to `to` along the edge from `from`, whose exit state is
+/// `exit`: `to`'s PHIs take their values from `from`, all at once.
+///
+/// A PHI the rewrite keeps is lowered later by PHI elimination, which reads
+/// its operand's register at the end of `from` (after the edge copies) and
+/// writes its result's register at the top of `to`: the operand's register
+/// must hold the operand there. A deleted PHI does nothing at run time: its
+/// result's value is its operand's, so every register holding the operand
+/// now holds the result too.
+fn take_edge(
+    f: &Function,
+    rewrite: &Rewrite,
+    from: Block,
+    to: Block,
+    exit: &State,
+) -> Result<State, CheckError> {
+    let deleted = |i: Inst| rewrite.deleted.binary_search(&i).is_ok();
+    let phis: Vec<Inst> = f.block_insts(to).take_while(|&i| f.inst(i).kind == InstKind::Phi).collect();
+    let results: Vec<VReg> = phis.iter().flat_map(|&i| f.defs(i)).collect();
+    let not_result = |v: &VReg| !results.contains(v);
+    // Read everything first: (phi, result, incoming operand if it reads one).
+    let mut aliases: Vec<(VReg, Vec<VReg>)> = Vec::new();
+    let mut writes: Vec<(VReg, Vec<VReg>)> = Vec::new();
+    for &i in &phis {
+        let data = f.inst(i);
+        let Some(result) = data.operands.iter().find(|o| o.is_def()).map(|o| o.vreg) else { continue };
+        let operand = data.operands.iter().find(|o| !o.is_def() && o.incoming == Some(from));
+        let value = operand.filter(|o| o.reads()).map(|o| o.vreg);
+        if deleted(i) {
+            let locations = match value {
+                Some(v) => exit.pairs.iter().filter(|&&(_, o)| o == v).map(|&(l, _)| l).collect(),
+                // Undefined: whatever the result's register holds will do.
+                None => vec![rewrite.renamed(result)],
+            };
+            aliases.push((result, locations));
+            continue;
+        }
+        let mut holders = match value {
+            Some(v) if !exit.holds(rewrite.renamed(v), v) => {
+                return error(
+                    Some(i),
+                    format!(
+                        "PHI reads {v:?} from {:?} at the end of {from:?}, which may not hold its value there",
+                        rewrite.renamed(v)
+                    ),
+                );
+            }
+            Some(v) => exit.holders(rewrite.renamed(v)),
+            None => Vec::new(),
+        };
+        holders.retain(not_result);
+        holders.push(result);
+        holders.sort_unstable();
+        holders.dedup();
+        if writes.iter().any(|(l, _)| *l == rewrite.renamed(result)) {
+            return error(Some(i), format!("two PHIs write {:?}", rewrite.renamed(result)));
+        }
+        writes.push((rewrite.renamed(result), holders));
+    }
+    // The results' values from the previous time round are gone.
+    let mut state = exit.clone();
+    for &r in &results {
+        state.forget(r);
+    }
+    for (result, locations) in aliases {
+        for location in locations {
+            state.add(location, result);
+        }
+    }
+    for (location, holders) in writes {
+        state.set(location, &holders);
+    }
+    Ok(state)
 }
 
 /// What the checker knows about the rewrite beyond its rename map.
@@ -265,6 +360,10 @@ fn step(
     let data = f.inst(i);
     let deleted = &ctx.deleted;
     let at = |v: VReg| rewrite.renamed(v);
+    if data.kind == InstKind::Phi {
+        // Done on the edges into the block (`take_edge`).
+        return Ok(());
+    }
 
     if let Some(source) = ctx.remat_source.get(&i) {
         // The copy now recomputes its source's constant into its destination.
@@ -346,9 +445,12 @@ fn step(
     Ok(())
 }
 
-/// The checker's own liveness, live-in sets only, sorted: plain round-robin
-/// iteration to a fixpoint.
+/// The checker's own liveness, sorted sets of what may be read after the
+/// PHIs of each block (so a PHI's result is in its block's set, and its
+/// operand is live out of its predecessor only): plain round-robin iteration
+/// to a fixpoint.
 fn live_in_sets(f: &Function) -> Vec<Vec<VReg>> {
+    let is_phi = |i: Inst| f.inst(i).kind == InstKind::Phi;
     let mut live_in: Vec<Vec<VReg>> = vec![Vec::new(); f.blocks.len()];
     let mut live = LiveVregs::default();
     let mut changed = true;
@@ -356,10 +458,16 @@ fn live_in_sets(f: &Function) -> Vec<Vec<VReg>> {
         changed = false;
         for b in f.block_ids().rev() {
             live.clear();
-            for s in &f.block(b).succs {
-                live.extend(&live_in[s.index()]);
+            for &s in &f.block(b).succs {
+                let phi_results: Vec<VReg> =
+                    f.block_insts(s).filter(|&i| is_phi(i)).flat_map(|i| f.defs(i)).collect();
+                live.extend(live_in[s.index()].iter().filter(|v| !phi_results.contains(v)));
+                for i in f.block_insts(s).filter(|&i| is_phi(i)) {
+                    let from_b = f.inst(i).operands.iter().filter(|o| o.reads() && o.incoming == Some(b));
+                    live.extend(from_b.map(|o| &o.vreg));
+                }
             }
-            for i in f.block_insts(b).rev() {
+            for i in f.block_insts(b).rev().filter(|&i| !is_phi(i)) {
                 for o in f.inst(i).operands.iter().filter(|o| o.is_def()) {
                     live.remove(o.vreg);
                 }
@@ -387,8 +495,8 @@ impl LiveVregs {
     fn clear(&mut self) {
         self.members.clear();
     }
-    fn extend(&mut self, vregs: &[VReg]) {
-        self.members.extend(vregs.iter().copied());
+    fn extend<'a>(&mut self, vregs: impl IntoIterator<Item = &'a VReg>) {
+        self.members.extend(vregs.into_iter().copied());
     }
     fn insert(&mut self, v: VReg) {
         self.members.insert(v);

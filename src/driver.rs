@@ -10,6 +10,8 @@ use crate::rewrite::{PassOutcome, Rewrite};
 pub enum Pass {
     Coalesce,
     Color,
+    /// CSSA coalescing, on SSA form before PHI elimination.
+    Cssa,
 }
 
 #[derive(Debug)]
@@ -22,8 +24,16 @@ pub enum Verdict {
     Rejected(String),
 }
 
-/// Why the passes refuse `f`, if they do.
-pub fn unsupported_reason(f: &Function) -> Option<String> {
+/// Why `pass` refuses `f`, if it does.
+pub fn unsupported_reason(f: &Function, pass: Pass) -> Option<String> {
+    if pass == Pass::Cssa {
+        let mut defined = vec![false; f.num_vregs()];
+        for v in f.insts.iter().flat_map(|data| data.operands.iter().filter(|o| o.is_def())) {
+            if std::mem::replace(&mut defined[v.vreg.index()], true) {
+                return Some(format!("{:?} has several defs (not SSA form)", v.vreg));
+            }
+        }
+    }
     for data in &f.insts {
         if data.flags.contains(InstFlags::INLINE_ASM) {
             return Some("inline assembly".into());
@@ -31,7 +41,7 @@ pub fn unsupported_reason(f: &Function) -> Option<String> {
         if data.flags.contains(InstFlags::PHYS_REG) {
             return Some("a non-reserved physical register".into());
         }
-        if data.kind == InstKind::Phi {
+        if data.kind == InstKind::Phi && pass != Pass::Cssa {
             return Some("PHI instructions (the passes run after PHI elimination)".into());
         }
         for o in &data.operands {
@@ -50,7 +60,7 @@ pub fn unsupported_reason(f: &Function) -> Option<String> {
 
 pub fn run(f: &Function, options: &Options, pass: Pass) -> Verdict {
     tracing::trace!(function = ?f, "input");
-    if let Some(reason) = unsupported_reason(f) {
+    if let Some(reason) = unsupported_reason(f, pass) {
         return Verdict::Unsupported(reason);
     }
     if options.fault == Fault::Panic {
@@ -61,6 +71,8 @@ pub fn run(f: &Function, options: &Options, pass: Pass) -> Verdict {
             (options.coalesce_mode == CoalesceMode::Off, options.coalesce_mode == CoalesceMode::Analyze)
         }
         Pass::Color => (options.color_mode == ColorMode::Off, options.color_mode == ColorMode::Analyze),
+        // Off is the shim not running the pass at all.
+        Pass::Cssa => (false, false),
     };
     if off {
         return Verdict::Apply(PassOutcome {
@@ -71,6 +83,7 @@ pub fn run(f: &Function, options: &Options, pass: Pass) -> Verdict {
     let mut outcome = match pass {
         Pass::Coalesce => crate::coalesce::coalesce(f, options),
         Pass::Color => crate::color::color(f, options),
+        Pass::Cssa => crate::cssa::coalesce_phis(f, options),
     };
     if analyze {
         outcome.rewrite = Rewrite::identity(f.num_vregs());

@@ -28,6 +28,7 @@ struct OwnedResult {
     remats: Vec<NvraRemat>,
     stats: Vec<NvraStat>,
     kept: Vec<NvraKeptCopy>,
+    edge_copies: Vec<NvraEdgeCopy>,
 }
 
 impl OwnedResult {
@@ -41,6 +42,7 @@ impl OwnedResult {
             remats: Vec::new(),
             stats: Vec::new(),
             kept: Vec::new(),
+            edge_copies: Vec::new(),
         });
         if let Some(outcome) = outcome {
             owned.rename = outcome.rewrite.rename.iter().map(|v| v.0).collect();
@@ -58,6 +60,12 @@ impl OwnedResult {
                 .iter()
                 .map(|k| NvraKeptCopy { inst: k.inst.0, reserved: 0, reason: k.reason.as_ptr() })
                 .collect();
+            owned.edge_copies = outcome
+                .rewrite
+                .edge_copies
+                .iter()
+                .map(|c| NvraEdgeCopy { block: c.block.0, dst: c.dst.0, src: c.src.0, reserved: 0 })
+                .collect();
         }
         owned.raw = NvraResult {
             abi_version: NVRA_ABI_VERSION,
@@ -73,6 +81,8 @@ impl OwnedResult {
             num_stats: owned.stats.len() as u32,
             kept_copies: owned.kept.as_ptr(),
             num_kept_copies: owned.kept.len() as u32,
+            edge_copies: owned.edge_copies.as_ptr(),
+            num_edge_copies: owned.edge_copies.len() as u32,
         };
         owned
     }
@@ -115,7 +125,11 @@ unsafe fn run(fn_: *const NvraFunction, options: *const NvraOptions, pass: u32) 
     }
     let f = function_from_abi(raw);
     let options = options_from_abi(raw_options);
-    let pass = if pass == NVRA_PASS_COLOR { Pass::Color } else { Pass::Coalesce };
+    let pass = match pass {
+        NVRA_PASS_COLOR => Pass::Color,
+        NVRA_PASS_CSSA => Pass::Cssa,
+        _ => Pass::Coalesce,
+    };
     let _span = tracing::debug_span!("nvregalloc", function = %f.name, ?pass).entered();
     match driver::run(&f, &options, pass) {
         Verdict::Apply(outcome) => OwnedResult::new(NVRA_STATUS_OK, String::new(), Some(outcome)),
@@ -209,6 +223,7 @@ unsafe fn function_from_abi(raw: &NvraFunction) -> Function {
                     vreg: VReg(o.vreg),
                     flags: OperandFlags::from_bits_truncate(o.flags),
                     tied_to: (o.tied_to != NVRA_NONE).then_some(o.tied_to),
+                    incoming: (o.incoming_block != NVRA_NONE).then_some(Block(o.incoming_block)),
                 })
                 .collect(),
         })
@@ -253,6 +268,8 @@ unsafe fn options_from_abi(raw: &NvraOptions) -> Options {
         report_path: (!raw.report_path.is_null()).then(|| c_string(raw.report_path).into()),
         dot_dir: (!raw.dot_dir.is_null()).then(|| c_string(raw.dot_dir).into()),
         target_cpu: c_string(raw.target_cpu),
+        cssa_verbosity: raw.cssa_verbosity,
+        cssa_edge_copies: raw.cssa_edge_copies != 0,
     }
 }
 
@@ -269,19 +286,25 @@ fn panic_text(payload: &Box<dyn std::any::Any + Send>) -> String {
         .unwrap_or_else(|| "unknown panic".to_owned())
 }
 
-/// Installs, once: the `tracing` subscriber (`NVREGALLOC_LOG=debug` turns it
-/// on), and a panic hook that records the message for the one warning the shim
-/// prints instead of Rust's own report.
+/// Installs, once: the `tracing` subscriber (`NVREGALLOC_LOG=debug` turns on
+/// everything; without it only the CSSA decision trace, which
+/// `-nvregalloc-cssa-verbosity` asks for, gets through), and a panic hook that
+/// records the message for the one warning the shim prints instead of Rust's
+/// own report.
 fn init_logging() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        if let Ok(filter) = std::env::var("NVREGALLOC_LOG") {
-            let _ = tracing_subscriber::fmt()
+        let subscriber = tracing_subscriber::fmt().with_writer(std::io::stderr);
+        let _ = match std::env::var("NVREGALLOC_LOG") {
+            Ok(filter) => subscriber
                 .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
-                .with_writer(std::io::stderr)
                 .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
-                .try_init();
-        }
+                .try_init(),
+            Err(_) => subscriber
+                .with_env_filter(tracing_subscriber::EnvFilter::new("nvregalloc::cssa=info"))
+                .without_time()
+                .try_init(),
+        };
         let previous = panic::take_hook();
         panic::set_hook(Box::new(move |info| {
             let location =

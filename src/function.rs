@@ -88,14 +88,19 @@ pub struct Operand {
     pub flags: OperandFlags,
     /// Index, within the same instruction's operands, of the tied operand.
     pub tied_to: Option<u32>,
+    /// A PHI's use: the predecessor block the value arrives from.
+    pub incoming: Option<Block>,
 }
 
 impl Operand {
     pub fn def(vreg: VReg) -> Self {
-        Self { vreg, flags: OperandFlags::DEF, tied_to: None }
+        Self { vreg, flags: OperandFlags::DEF, tied_to: None, incoming: None }
     }
     pub fn use_of(vreg: VReg) -> Self {
-        Self { vreg, flags: OperandFlags::empty(), tied_to: None }
+        Self { vreg, flags: OperandFlags::empty(), tied_to: None, incoming: None }
+    }
+    pub fn phi_use(vreg: VReg, from: Block) -> Self {
+        Self { incoming: Some(from), ..Self::use_of(vreg) }
     }
     pub fn is_def(&self) -> bool {
         self.flags.contains(OperandFlags::DEF)
@@ -151,6 +156,16 @@ impl Function {
     pub fn block_insts(&self, b: Block) -> impl DoubleEndedIterator<Item = Inst> {
         let data = self.block(b);
         (data.first_inst..data.first_inst + data.num_insts).map(Inst)
+    }
+
+    /// Where `b`'s trailing terminators start (its end if it has none): edge
+    /// copies go just before, as LLVM's `getFirstTerminator`.
+    pub fn first_terminator(&self, b: Block) -> Inst {
+        let mut at = Inst(self.block(b).first_inst + self.block(b).num_insts);
+        while at.0 > self.block(b).first_inst && self.inst(Inst(at.0 - 1)).kind == InstKind::Terminator {
+            at = Inst(at.0 - 1);
+        }
+        at
     }
 
     pub fn inst(&self, i: Inst) -> &InstData {

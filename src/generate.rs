@@ -144,6 +144,95 @@ pub fn random_program(seed: u64, size: Size) -> Program {
     Gen::new(seed, size.clamped()).generate()
 }
 
+/// The program for `seed` at `size` in SSA form (see [`to_ssa`]): the shape
+/// the CSSA pass sees before PHI elimination.
+pub fn random_ssa_function(seed: u64, size: Size) -> (Function, Vec<u64>) {
+    let (f, params) = random_function(seed, size);
+    (to_ssa(&f), params)
+}
+
+/// `f` in (maximal) SSA form, behaving the same: every def writes a fresh
+/// vreg, and every block but the entry starts with one PHI per register live
+/// into it, whose operand from each predecessor is that register's name at
+/// the predecessor's end. Uses no def reaches keep the original vreg (which
+/// then has no def at all). Then copies are propagated: a use of a copy's
+/// destination reads its source instead, as SSA optimizations leave it. That
+/// is what makes PHI operands interfere with each other and with the result
+/// (the lost-copy and swap patterns); without it, giving every name of one
+/// original register one register again would always be right.
+pub fn to_ssa(f: &Function) -> Function {
+    let mut ssa = maximal_ssa(f);
+    // In SSA form a copy's source is defined before, and dominates, every
+    // use of its destination, so any use may read the source instead.
+    let mut source: Vec<VReg> = (0..ssa.num_vregs()).map(VReg::new).collect();
+    for i in (0..ssa.insts.len()).map(crate::function::Inst::new) {
+        if let Some((d, s)) = ssa.copy_pair(i) {
+            source[d.index()] = s;
+        }
+    }
+    let resolve = |mut v: VReg| {
+        while source[v.index()] != v {
+            v = source[v.index()];
+        }
+        v
+    };
+    for data in &mut ssa.insts {
+        for o in data.operands.iter_mut().filter(|o| !o.is_def()) {
+            o.vreg = resolve(o.vreg);
+        }
+    }
+    ssa
+}
+
+fn maximal_ssa(f: &Function) -> Function {
+    let liveness = crate::liveness::Liveness::compute(f);
+    let mut out = Function { insts: Vec::new(), ..f.clone() };
+    let fresh = |out: &mut Function, original: VReg| {
+        out.vreg_class.push(f.class_of(original));
+        VReg::new(out.vreg_class.len() - 1)
+    };
+    // Names at each block's entry (PHI results) and end.
+    let mut entry_names: Vec<Vec<(VReg, VReg)>> = Vec::new();
+    let mut exit_names: Vec<rustc_hash::FxHashMap<VReg, VReg>> = Vec::new();
+    let mut bodies: Vec<Vec<InstData>> = Vec::new();
+    for b in f.block_ids() {
+        let live_in = if b.index() == 0 { &[][..] } else { &liveness.live_in[b.index()][..] };
+        let phis: Vec<(VReg, VReg)> = live_in.iter().map(|&v| (v, fresh(&mut out, v))).collect();
+        let mut current: rustc_hash::FxHashMap<VReg, VReg> = phis.iter().copied().collect();
+        let mut body = Vec::new();
+        for i in f.block_insts(b) {
+            let mut data = f.inst(i).clone();
+            for o in data.operands.iter_mut().filter(|o| !o.is_def()) {
+                o.vreg = current.get(&o.vreg).copied().unwrap_or(o.vreg);
+            }
+            for o in data.operands.iter_mut().filter(|o| o.is_def()) {
+                let name = fresh(&mut out, o.vreg);
+                current.insert(o.vreg, name);
+                o.vreg = name;
+            }
+            body.push(data);
+        }
+        entry_names.push(phis);
+        exit_names.push(current);
+        bodies.push(body);
+    }
+    for (b, body) in bodies.into_iter().enumerate() {
+        let first = out.insts.len() as u32;
+        for &(original, result) in &entry_names[b] {
+            let mut operands = vec![Operand::def(result)];
+            for &p in &f.blocks[b].preds {
+                let name = exit_names[p.index()].get(&original).copied().unwrap_or(original);
+                operands.push(Operand::phi_use(name, p));
+            }
+            out.insts.push(InstData { kind: InstKind::Phi, flags: InstFlags::empty(), opcode: 0, operands });
+        }
+        out.insts.extend(body);
+        out.blocks[b].first_inst = first;
+        out.blocks[b].num_insts = out.insts.len() as u32 - first;
+    }
+    out
+}
+
 const CLASS_NAMES: [&str; 4] = ["B1", "B16", "B32", "B64"];
 /// Opcodes of arithmetic, stores and calls; few enough that some repeat.
 const ARITH_OPCODES: u32 = 40;
@@ -488,7 +577,7 @@ impl Gen {
         if self.rng.chance(1, 12) {
             // An input that reads nothing.
             let v = VReg::new(self.rng.below(self.class_of.len() as u64) as usize);
-            operands.push(Operand { vreg: v, flags: OperandFlags::UNDEF, tied_to: None });
+            operands.push(Operand { flags: OperandFlags::UNDEF, ..Operand::use_of(v) });
         }
         let opcode = self.arith_opcode();
         self.b.inst_with(InstData { kind: InstKind::Other, flags: InstFlags::empty(), opcode, operands });
@@ -741,7 +830,7 @@ mod tests {
                     assert_eq!(f.inst(last).kind, InstKind::Terminator);
                 }
             }
-            assert!(crate::driver::unsupported_reason(&f).is_none());
+            assert!(crate::driver::unsupported_reason(&f, crate::driver::Pass::Coalesce).is_none());
             // Nothing is read before a def reaches it, on any path.
             assert!(crate::liveness::Liveness::compute(&f).live_in[0].is_empty(), "seed {seed}");
             let out = interp::run(&f, &params, interp::DEFAULT_FUEL);

@@ -14,7 +14,10 @@
 //!   `opcode` as a `u64`. A rematerialized copy (a clone of the constant's
 //!   instruction) therefore computes the same value as the original.
 //! * **`ImplicitDef`**: its defs get 0.
-//! * **Everything else** (`Other`, `Call`, `Terminator`, `Phi`, and a `Copy`
+//! * **`Phi`** (at the head of a block): runs on the edge into its block, not
+//!   in sequence. All of a block's PHIs read their operand for the block the
+//!   run came from, then all write, as LLVM's PHIs do.
+//! * **Everything else** (`Other`, `Call`, `Terminator`, and a `Copy`
 //!   of any other shape): def number `k` (counting def operands in order) gets
 //!   `mix(opcode, k, number of inputs, inputs in order)`, a 64-bit hash. Three
 //!   reserved opcodes give def 0 real arithmetic, so that generated programs
@@ -201,14 +204,14 @@ pub fn reads_agree(
     for r in &rewrite.remats {
         remat[r.copy.index()] = true;
     }
-    // Instruction j of the rewritten function is `origin[j]` of `f`.
-    let origin: Vec<Inst> =
-        f.block_ids().flat_map(|b| f.block_insts(b)).filter(|i| !gone[i.index()]).collect();
+    // Instruction j of the rewritten function is `origin[j]` of `f` (`None`:
+    // an edge copy, which has no counterpart).
+    let (_, origin) = rewrite.apply(f);
     let kept = |i: Inst| !gone[i.index()] && !remat[i.index()];
     let ours = (0..original.len()).map(|n| original.get(n)).filter(|&(i, _)| kept(i));
     let mut theirs = (0..rewritten.len())
         .map(|n| rewritten.get(n))
-        .map(|(j, values)| (origin[j.index()], values))
+        .filter_map(|(j, values)| origin[j.index()].map(|i| (i, values)))
         .filter(|&(i, _)| kept(i));
     for (n, (i, values)) in ours.enumerate() {
         match theirs.next() {
@@ -240,6 +243,7 @@ fn run_inner(f: &Function, params: &[u64], fuel: u64, mut reads: Option<&mut Rea
     }
     let mut block = Block::new(0);
     let mut executed = 0u64;
+    let mut phi_values: Vec<(VReg, u64)> = Vec::new();
     loop {
         if executed == fuel {
             return Outcome { trace, end: End::OutOfFuel, blocks: executed };
@@ -249,6 +253,10 @@ fn run_inner(f: &Function, params: &[u64], fuel: u64, mut reads: Option<&mut Rea
         let mut last_was_terminator = false;
         for i in f.block_insts(block) {
             let data = f.inst(i);
+            if data.kind == InstKind::Phi {
+                // Evaluated on the edge into the block (see `take_edge`).
+                continue;
+            }
             inputs.clear();
             inputs.extend(data.operands.iter().filter(|o| o.reads()).map(|o| regs[o.vreg.index()]));
             if let Some(reads) = reads.as_deref_mut() {
@@ -282,14 +290,45 @@ fn run_inner(f: &Function, params: &[u64], fuel: u64, mut reads: Option<&mut Rea
             last_was_terminator = data.kind == InstKind::Terminator;
         }
         let succs = &f.block(block).succs;
-        match succs.len() {
+        let next = match succs.len() {
             0 => {
                 let returned = if last_was_terminator { inputs.clone() } else { Vec::new() };
                 return Outcome { trace, end: End::Returned(returned), blocks: executed };
             }
-            1 => block = succs[0],
-            n => block = succs[(branch_value % n as u64) as usize],
+            1 => succs[0],
+            n => succs[(branch_value % n as u64) as usize],
+        };
+        take_edge(f, block, next, &mut regs, &mut phi_values, reads.as_deref_mut());
+        block = next;
+    }
+}
+
+/// Runs the PHIs of `to` for the edge from `from`: all read the value their
+/// operand for `from` names, then all write (a parallel copy). A PHI with no
+/// operand for `from` reads 0.
+fn take_edge(
+    f: &Function,
+    from: Block,
+    to: Block,
+    regs: &mut [u64],
+    phi_values: &mut Vec<(VReg, u64)>,
+    mut reads: Option<&mut Reads>,
+) {
+    phi_values.clear();
+    for i in f.block_insts(to).take_while(|&i| f.inst(i).kind == InstKind::Phi) {
+        let operands = &f.inst(i).operands;
+        let value = operands
+            .iter()
+            .find(|o| o.reads() && o.incoming == Some(from))
+            .map_or(0, |o| regs[o.vreg.index()]);
+        if let Some(reads) = reads.as_deref_mut() {
+            reads.executed.push((i, reads.values.len() as u32));
+            reads.values.push(value);
         }
+        phi_values.extend(operands.iter().filter(|o| o.is_def()).map(|o| (o.vreg, value)));
+    }
+    for &(d, value) in phi_values.iter() {
+        regs[d.index()] = value;
     }
 }
 
@@ -374,6 +413,16 @@ pub fn modes() -> Vec<Mode> {
     modes
 }
 
+/// The modes for functions in SSA form: CSSA coalescing, with and without
+/// edge copies. (The other passes run after PHI elimination.)
+pub fn ssa_modes() -> Vec<Mode> {
+    let cssa = |edge_copies| Options { cssa_edge_copies: edge_copies, ..Options::default() };
+    vec![
+        Mode { name: "cssa".into(), steps: vec![(Pass::Cssa, cssa(false))] },
+        Mode { name: "cssa with edge copies".into(), steps: vec![(Pass::Cssa, cssa(true))] },
+    ]
+}
+
 #[derive(Clone, Debug)]
 pub enum FailureKind {
     /// The driver refused the program.
@@ -421,6 +470,7 @@ pub struct Activity {
     pub changed: u64,
     pub deleted: u64,
     pub remats: u64,
+    pub edge_copies: u64,
     /// Vregs renamed to another vreg.
     pub renamed: u64,
     /// Original programs that ran out of fuel.
@@ -434,6 +484,7 @@ impl Activity {
         self.changed += other.changed;
         self.deleted += other.deleted;
         self.remats += other.remats;
+        self.edge_copies += other.edge_copies;
         self.renamed += other.renamed;
         self.out_of_fuel += other.out_of_fuel;
     }
@@ -476,7 +527,7 @@ pub fn check_modes(
                 Verdict::Unsupported(why) => return Err(fail(FailureKind::Unsupported(why), &current, None)),
                 Verdict::Rejected(why) => return Err(fail(FailureKind::Rejected(why), &current, None)),
             };
-            let next = rewrite.apply(&current);
+            let (next, _) = rewrite.apply(&current);
             let (got, got_reads) = run_with_reads(&next, params, fuel);
             // Behaviour is compared with the original; reads with the step's
             // input (instruction numbers change from step to step).
@@ -493,6 +544,7 @@ pub fn check_modes(
             }
             activity.deleted += rewrite.deleted.len() as u64;
             activity.remats += rewrite.remats.len() as u64;
+            activity.edge_copies += rewrite.edge_copies.len() as u64;
             activity.renamed +=
                 rewrite.rename.iter().enumerate().filter(|(v, r)| r.index() != *v).count() as u64;
             if let Some(difference) = difference {

@@ -3,8 +3,9 @@
 //! each MachineFunction into the `function` abstraction through the C ABI in
 //! `ffi`, and applies the `rewrite` that comes back.
 //!
-//! Phases, one module each: `liveness`, `interference`, `coalesce`
-//! (conservative coalescing), `color` (Briggs optimistic coloring),
+//! Phases, one module each: `liveness`, `interference`, `cssa` (PHI
+//! coalescing before PHI elimination), `coalesce` (conservative coalescing),
+//! `color` (Briggs optimistic coloring),
 //! `spill_cost`; `checker` proves every rewrite independently; `driver`
 //! strings them together for one function.
 
@@ -16,6 +17,7 @@ mod abi {
 pub mod checker;
 pub mod coalesce;
 pub mod color;
+pub mod cssa;
 pub mod dot;
 pub mod driver;
 pub mod ffi;

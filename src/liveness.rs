@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 
 use fixedbitset::FixedBitSet;
 
-use crate::function::{Block, Function, Inst, RegClass, VReg};
+use crate::function::{Block, Function, Inst, InstKind, RegClass, VReg};
 
 /// Live-in and live-out sets per block, as sorted vectors: values live across
 /// block boundaries are few, and dense sets would cost blocks x vregs.
@@ -26,9 +26,19 @@ impl Liveness {
         let mut exposed = vec![Vec::new(); num_blocks];
         let mut written = vec![Vec::new(); num_blocks];
         let mut wrote_in = vec![u32::MAX; f.num_vregs()];
+        // A PHI's operand is read at the end of the predecessor it comes from,
+        // so it is live out of that block only: `phi_reads[p]`.
+        let mut phi_reads = vec![Vec::new(); num_blocks];
         for b in f.block_ids() {
             for i in f.block_insts(b) {
-                for v in f.uses(i) {
+                if f.inst(i).kind == InstKind::Phi {
+                    for o in f.inst(i).operands.iter().filter(|o| o.reads()) {
+                        if let Some(p) = o.incoming {
+                            phi_reads[p.index()].push(o.vreg);
+                        }
+                    }
+                }
+                for v in f.uses(i).filter(|_| f.inst(i).kind != InstKind::Phi) {
                     if wrote_in[v.index()] != b.0 {
                         exposed[b.index()].push(v);
                     }
@@ -56,6 +66,7 @@ impl Liveness {
             queued.set(b.index(), false);
             let mut out: Vec<VReg> =
                 f.block(b).succs.iter().flat_map(|s| live_in[s.index()].iter().copied()).collect();
+            out.extend_from_slice(&phi_reads[b.index()]);
             out.sort_unstable();
             out.dedup();
             let written = &written[b.index()];
@@ -158,7 +169,10 @@ impl LiveSet {
 
 /// Walks block `b` from its end to its start. For each instruction, `visit`
 /// sees the instruction and the set live just after it; the set is then
-/// stepped back over the instruction (its defs removed, its uses added).
+/// stepped back over the instruction (its defs removed, its uses added, except
+/// a PHI's, which are read in the predecessors). PHIs are visited like other
+/// instructions, so a PHI's result interferes with what is live after the
+/// PHIs, including the results of the PHIs after it.
 pub fn walk_block_backward(
     f: &Function,
     liveness: &Liveness,
@@ -172,8 +186,10 @@ pub fn walk_block_backward(
         for v in f.defs(i) {
             live.remove(v);
         }
-        for v in f.uses(i) {
-            live.insert(v);
+        if f.inst(i).kind != InstKind::Phi {
+            for v in f.uses(i) {
+                live.insert(v);
+            }
         }
     }
 }

@@ -53,6 +53,12 @@ pub struct Options {
     pub dot_dir: Option<std::path::PathBuf>,
     /// The target processor, e.g. "sm_90".
     pub target_cpu: String,
+    /// CSSA decision trace: 0 none, 1 each PHI, 2 each operand too.
+    pub cssa_verbosity: u32,
+    /// CSSA: an operand that interferes gets a copy at the end of its
+    /// predecessor (Sreedhar) instead of the PHI being left whole to PHI
+    /// elimination.
+    pub cssa_edge_copies: bool,
 }
 
 impl Default for Options {
@@ -70,6 +76,8 @@ impl Default for Options {
             report_path: None,
             dot_dir: None,
             target_cpu: "sm_90".to_owned(),
+            cssa_verbosity: 0,
+            cssa_edge_copies: false,
         }
     }
 }

@@ -79,6 +79,7 @@ pub fn record(
     let pass_name = match pass {
         Pass::Coalesce => "coalesce",
         Pass::Color => "color",
+        Pass::Cssa => "cssa",
     };
     let mut reports = REPORTS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let document = reports.entry(path.to_owned()).or_default();

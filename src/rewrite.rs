@@ -6,7 +6,7 @@ use std::ffi::{CStr, CString};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::function::{Function, Inst, VReg};
+use crate::function::{Block, Function, Inst, InstData, InstFlags, InstKind, Operand, VReg};
 
 /// A copy replaced by a clone of the instruction that computes its source
 /// (a constant), writing the copy's destination instead.
@@ -16,9 +16,18 @@ pub struct Remat {
     pub source: Inst,
 }
 
+/// A new copy `dst = src` at the end of `block`, before its terminators. Its
+/// registers are those of the rewritten function (already renamed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EdgeCopy {
+    pub block: Block,
+    pub dst: VReg,
+    pub src: VReg,
+}
+
 /// Edits applied together: copies in `remats` become clones of their source
-/// instruction, every operand `v` becomes `rename[v]`, and the `deleted`
-/// instructions are removed.
+/// instruction, every operand `v` becomes `rename[v]`, the `deleted`
+/// instructions are removed and the `edge_copies` inserted.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Rewrite {
     pub rename: Vec<VReg>,
@@ -26,31 +35,48 @@ pub struct Rewrite {
     pub deleted: Vec<Inst>,
     /// Ascending by copy.
     pub remats: Vec<Remat>,
+    /// Ascending by block; within a block in the order they execute.
+    pub edge_copies: Vec<EdgeCopy>,
 }
 
 impl Rewrite {
     pub fn identity(num_vregs: usize) -> Self {
-        Self { rename: (0..num_vregs).map(VReg::new).collect(), deleted: Vec::new(), remats: Vec::new() }
+        Self { rename: (0..num_vregs).map(VReg::new).collect(), ..Self::default() }
     }
 
     pub fn is_identity(&self) -> bool {
         self.deleted.is_empty()
             && self.remats.is_empty()
+            && self.edge_copies.is_empty()
             && self.rename.iter().enumerate().all(|(i, v)| v.index() == i)
+    }
+
+    /// The copies to insert at the end of `b`.
+    pub fn edge_copies_of(&self, b: Block) -> &[EdgeCopy] {
+        let start = self.edge_copies.partition_point(|c| c.block < b);
+        let end = self.edge_copies.partition_point(|c| c.block <= b);
+        &self.edge_copies[start..end]
     }
 
     pub fn renamed(&self, v: VReg) -> VReg {
         self.rename[v.index()]
     }
 
-    /// The function as it reads after the rewrite.
-    pub fn apply(&self, f: &Function) -> Function {
+    /// The function as it reads after the rewrite, and for each of its
+    /// instructions the original it came from (`None`: an edge copy).
+    pub fn apply(&self, f: &Function) -> (Function, Vec<Option<Inst>>) {
         let mut out = f.clone();
         out.insts.clear();
+        let mut origin = Vec::new();
         let mut deleted = self.deleted.iter().peekable();
         for (b, block) in f.blocks.iter().enumerate() {
+            let b_id = Block::new(b);
             let first = out.insts.len() as u32;
-            for i in f.block_insts(crate::function::Block::new(b)) {
+            let terminators = f.first_terminator(b_id);
+            for i in f.block_insts(b_id) {
+                if i == terminators {
+                    self.push_edge_copies(b_id, &mut out, &mut origin);
+                }
                 if deleted.next_if_eq(&&i).is_some() {
                     continue;
                 }
@@ -66,12 +92,28 @@ impl Rewrite {
                     operand.vreg = self.renamed(operand.vreg);
                 }
                 out.insts.push(data);
+                origin.push(Some(i));
+            }
+            if terminators.0 == block.first_inst + block.num_insts {
+                self.push_edge_copies(b_id, &mut out, &mut origin);
             }
             out.blocks[b].first_inst = first;
             out.blocks[b].num_insts = out.insts.len() as u32 - first;
             debug_assert_eq!(out.blocks[b].succs, block.succs);
         }
-        out
+        (out, origin)
+    }
+
+    fn push_edge_copies(&self, b: Block, out: &mut Function, origin: &mut Vec<Option<Inst>>) {
+        for copy in self.edge_copies_of(b) {
+            out.insts.push(InstData {
+                kind: InstKind::Copy,
+                flags: InstFlags::empty(),
+                opcode: 0,
+                operands: vec![Operand::def(copy.dst), Operand::use_of(copy.src)],
+            });
+            origin.push(None);
+        }
     }
 }
 

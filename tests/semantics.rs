@@ -56,12 +56,23 @@ fn every_mode_preserves_behaviour(
     rng_seed: u64,
     size: impl Strategy<Value = Size>,
 ) -> Activity {
-    let modes = interp::modes();
+    modes_preserve_behaviour(name, cases, rng_seed, size, generate::random_function, &interp::modes())
+}
+
+/// Runs `cases` programs `program` makes, of `size`, through `modes`.
+fn modes_preserve_behaviour(
+    name: &str,
+    cases: u32,
+    rng_seed: u64,
+    size: impl Strategy<Value = Size>,
+    program: fn(u64, Size) -> (Function, Vec<u64>),
+    modes: &[interp::Mode],
+) -> Activity {
     let total = RefCell::new(Activity::default());
     let mut runner = TestRunner::new(config(cases, rng_seed));
     let result = runner.run(&(any::<u64>(), size), |(seed, size)| {
-        let (f, params) = generate::random_function(seed, size);
-        match interp::check_modes(&f, &params, DEFAULT_FUEL, &modes) {
+        let (f, params) = program(seed, size);
+        match interp::check_modes(&f, &params, DEFAULT_FUEL, modes) {
             Ok(activity) => {
                 total.borrow_mut().add(&activity);
                 Ok(())
@@ -87,6 +98,7 @@ fn small_programs_behave_the_same_in_every_mode() {
     let total = every_mode_preserves_behaviour("small", 6000, 1, sizes(2..=8, 2..=10, 1..=8));
     assert!(total.remats > 0, "no rematerialization: {total:?}");
     assert!(total.out_of_fuel > 0, "no program ran out of fuel: {total:?}");
+    assert!(total.edge_copies > total.programs / 4, "few edge copies: {total:?}");
 }
 
 #[test]
@@ -98,6 +110,21 @@ fn medium_programs_behave_the_same_in_every_mode() {
 #[test]
 fn high_pressure_programs_behave_the_same_in_every_mode() {
     every_mode_preserves_behaviour("high pressure", 1000, 3, sizes(2..=12, 20..=60, 2..=14));
+}
+
+#[test]
+fn ssa_programs_behave_the_same_after_cssa_coalescing() {
+    let modes = interp::ssa_modes();
+    let total = modes_preserve_behaviour(
+        "ssa",
+        3000,
+        4,
+        sizes(2..=12, 2..=20, 1..=10),
+        generate::random_ssa_function,
+        &modes,
+    );
+    assert!(total.out_of_fuel > 0, "no program ran out of fuel: {total:?}");
+    assert!(total.edge_copies > total.programs / 4, "few edge copies: {total:?}");
 }
 
 // --- helpers for the mutation tests ----------------------------------------------
@@ -141,7 +168,7 @@ fn outcome(f: &Function, params: &[u64]) -> interp::Outcome {
 }
 
 fn behaves_differently(f: &Function, params: &[u64], rewrite: &Rewrite) -> bool {
-    outcome(f, params) != outcome(&rewrite.apply(f), params)
+    outcome(f, params) != outcome(&rewrite.apply(f).0, params)
 }
 
 // --- hand-made wrong rewrites -------------------------------------------------------
@@ -494,7 +521,7 @@ fn the_checker_accepts_only_behaviour_preserving_edits() {
 /// read before.
 fn right_by_interpreter(f: &Function, params: &[u64], rewrite: &Rewrite) -> bool {
     let (before, before_reads) = interp::run_with_reads(f, params, DEFAULT_FUEL);
-    let (after, after_reads) = interp::run_with_reads(&rewrite.apply(f), params, DEFAULT_FUEL);
+    let (after, after_reads) = interp::run_with_reads(&rewrite.apply(f).0, params, DEFAULT_FUEL);
     before == after && interp::reads_agree(f, rewrite, &before_reads, &after_reads).is_ok()
 }
 
@@ -801,7 +828,7 @@ fn reduce(f: &Function, fails: impl Fn(&Function) -> bool) -> Function {
             }
             let mut deletion = Rewrite::identity(best.num_vregs());
             deletion.deleted = vec![Inst::new(i)];
-            progress |= accept(deletion.apply(&best), &mut best);
+            progress |= accept(deletion.apply(&best).0, &mut best);
         }
         for i in 0..best.insts.len() {
             for o in (0..best.insts[i].operands.len()).rev() {
@@ -883,7 +910,12 @@ fn regression_c_checker_accepts_deleting_a_self_copy() {
     b.edge(entry, middle);
     b.edge(middle, exit);
     let f = b.finish();
-    let rewrite = Rewrite { rename: vec![v0, v0], deleted: vec![Inst(1), Inst(2)], remats: Vec::new() };
+    let rewrite = Rewrite {
+        rename: vec![v0, v0],
+        deleted: vec![Inst(1), Inst(2)],
+        remats: Vec::new(),
+        edge_copies: Vec::new(),
+    };
     assert_eq!(checker::check(&f, &rewrite), Ok(()));
     assert!(right_by_interpreter(&f, &[], &rewrite));
 }

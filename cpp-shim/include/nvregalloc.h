@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bump on any change to a struct below or to the meaning of a field. */
-#define NVRA_ABI_VERSION 3u
+#define NVRA_ABI_VERSION 4u
 
 /* Sentinel for "no register" / "no tie" in 32-bit index fields. */
 #define NVRA_NONE 0xffffffffu
@@ -82,7 +82,7 @@ typedef struct NvraOperand {
   uint32_t vreg;
   uint32_t flags;     /* NvraOperandFlag bits */
   uint32_t tied_to;   /* index (within this instruction's operands) or NVRA_NONE */
-  uint32_t reserved;
+  uint32_t incoming_block; /* a PHI's use: the predecessor it comes from; else NVRA_NONE */
 } NvraOperand;
 
 typedef struct NvraFunction {
@@ -111,6 +111,7 @@ typedef struct NvraFunction {
 typedef enum NvraPass {
   NVRA_PASS_COALESCE = 0,
   NVRA_PASS_COLOR = 1,
+  NVRA_PASS_CSSA = 2, /* on SSA form, before PHI elimination */
 } NvraPass;
 
 typedef enum NvraCoalesceMode {
@@ -147,6 +148,8 @@ typedef struct NvraOptions {
   const char *report_path;   /* -nvregalloc-report JSON file, or null */
   const char *dot_dir;       /* -nvregalloc-dot folder, or null */
   const char *target_cpu;    /* e.g. "sm_90", for the occupancy estimate */
+  uint32_t cssa_verbosity;   /* 0: quiet; 1: each PHI's decision; 2: each operand's */
+  uint32_t cssa_edge_copies; /* bool: copies for interfering PHI operands */
 } NvraOptions;
 
 typedef enum NvraStatus {
@@ -177,6 +180,15 @@ typedef struct NvraRemat {
   uint32_t source_inst;
 } NvraRemat;
 
+/* Insert `dst = COPY src` at the end of `block`, before its first terminator
+ * (registers as renamed). Copies for one block are listed in execution order. */
+typedef struct NvraEdgeCopy {
+  uint32_t block;
+  uint32_t dst;
+  uint32_t src;
+  uint32_t reserved;
+} NvraEdgeCopy;
+
 typedef struct NvraResult {
   uint32_t abi_version;
   uint32_t status;       /* NvraStatus */
@@ -193,6 +205,8 @@ typedef struct NvraResult {
   uint32_t num_stats;
   const NvraKeptCopy *kept_copies;
   uint32_t num_kept_copies;
+  const NvraEdgeCopy *edge_copies;
+  uint32_t num_edge_copies;
 } NvraResult;
 
 /* Runs one pass of the Rust core over fn. Never returns null and never

@@ -19,11 +19,19 @@
 ; STATS:      6 nvregalloc-color - colors-B32
 ; STATS:      6 nvregalloc-color - max-live-B32
 ; STATS:      8 nvregalloc-color - vregs-B32
+; STATS:      2 nvregalloc-cssa - edge-copies
+; STATS:      5 nvregalloc-cssa - phis-eliminated
 
+; REMARKS: remark: <unknown>:0:0: function acc: phis=5 phis-eliminated=5 phis-kept=0 operands-merged=8 edge-copies=2
+; REMARKS: remark: <unknown>:0:0: rewrote function acc
 ; REMARKS: remark: <unknown>:0:0: function acc: copies-seen=2 copies-coalesced=0 copies-rematerialized=2
 ; REMARKS: remark: <unknown>:0:0: rewrote function acc
 ; REMARKS: remark: <unknown>:0:0: function acc: vregs-before=11 vregs-after=9 max-live=9
 
+; YAML:      --- !Analysis
+; YAML-NEXT: Pass: nvregalloc-cssa
+; YAML-NEXT: Name: Summary
+; YAML:      - phis-eliminated: '5'
 ; YAML:      --- !Analysis
 ; YAML-NEXT: Pass: nvregalloc-coalesce
 ; YAML-NEXT: Name: Summary
@@ -34,7 +42,7 @@
 
 ; JSON:      "functions": {
 ; JSON-NEXT:   "acc": {
-; JSON-NEXT:     "coalesce": {
+; JSON:          "coalesce": {
 ; JSON:            "copies-rematerialized": 2,
 ; JSON:          "time_ms": {
 ; JSON-NEXT:       "checker":
@@ -43,6 +51,8 @@
 ; JSON-NEXT:       "fraction": 1.0,
 ; JSON-NEXT:       "registers_per_thread": 10,
 ; JSON-NEXT:       "warps_per_sm": 64
+; JSON:          "cssa": {
+; JSON:            "phis-eliminated": 5,
 ; JSON:      "target": "sm_90"
 
 ; DOT:      graph "acc" {

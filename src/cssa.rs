@@ -1,0 +1,282 @@
+//! CSSA coalescing: before PHI elimination, give each PHI's result and as
+//! many of its operands as possible one register, so that the PHI can be
+//! deleted without the two copies per operand PHI elimination would make.
+//!
+//! The function is in SSA form. Each vreg starts in a congruence class of its
+//! own; PHIs are visited hottest block first, and for each one the result's
+//! class absorbs every operand class that interferes with nothing in it.
+//! An operand that does interfere gets an *edge copy*, `result = operand` at
+//! the end of its predecessor, which is itself a member of the class: it
+//! writes the class's register from that point to the end of the block, so
+//! it must not clobber anything live there (on any outgoing edge, which is
+//! how critical edges are handled) nor a value another edge copy of the same
+//! block writes. When a PHI cannot be eliminated that way (the lost-copy
+//! and swap patterns, where the result or another PHI's operand is live
+//! across the copy), nothing of it is merged and PHI elimination lowers it as
+//! usual, with its own temporaries, which are always correct.
+//!
+//! Interference is the one the other passes use (`interference`), with the
+//! liveness of SSA form: a PHI operand is live out of its predecessor only.
+//! After the rewrite the function is no longer in SSA form (a class register
+//! has several defs); the shim tells LLVM so.
+
+use rustc_hash::FxHashSet;
+
+use crate::function::{Block, Function, Inst, InstKind, VReg};
+use crate::interference::InterferenceGraph;
+use crate::liveness::Liveness;
+use crate::options::Options;
+use crate::rewrite::{EdgeCopy, PassOutcome, Rewrite, Stat};
+use crate::union_find::VRegSets;
+
+/// One PHI: its result and, per predecessor, the operand read from it.
+struct Phi {
+    inst: Inst,
+    block: Block,
+    result: VReg,
+    /// (predecessor, operand); `None`: an undef operand.
+    incoming: Vec<(Block, Option<VReg>)>,
+}
+
+/// A planned edge copy: at the end of `block`, the class's register gets
+/// `value`. It clobbers everything in `clobbers` (live where it is written).
+#[derive(Clone)]
+struct CopyNode {
+    block: Block,
+    value: VReg,
+    clobbers: Vec<VReg>,
+}
+
+/// The congruence classes: vregs merged so far, and the edge copies that
+/// write each class's register.
+struct Classes {
+    sets: VRegSets,
+    members: Vec<Vec<VReg>>,
+    copies: Vec<Vec<CopyNode>>,
+}
+
+impl Classes {
+    fn new(num_vregs: usize) -> Self {
+        Self {
+            sets: VRegSets::new(num_vregs),
+            members: (0..num_vregs).map(|v| vec![VReg::new(v)]).collect(),
+            copies: vec![Vec::new(); num_vregs],
+        }
+    }
+
+    fn root(&mut self, v: VReg) -> VReg {
+        self.sets.find(v)
+    }
+
+    /// Whether class `class` may share a register with the classes `group`.
+    fn fits(&mut self, graph: &InterferenceGraph, class: VReg, group: &[VReg]) -> bool {
+        let members = self.members[class.index()].clone();
+        for m in members {
+            for n in graph.neighbors(m) {
+                if group.contains(&self.root(n)) {
+                    return false;
+                }
+            }
+        }
+        for copy in self.copies[class.index()].clone() {
+            if !self.copy_fits(&copy, group) {
+                return false;
+            }
+        }
+        let others: Vec<CopyNode> = group.iter().flat_map(|g| self.copies[g.index()].clone()).collect();
+        others.iter().all(|theirs| self.copy_fits(theirs, &[class]))
+    }
+
+    /// Whether an edge copy may write the register of the classes `group`.
+    fn copy_fits(&mut self, copy: &CopyNode, group: &[VReg]) -> bool {
+        if copy.clobbers.iter().any(|&v| group.contains(&self.root(v))) {
+            return false;
+        }
+        // Two copies at the end of one block into one register: the later
+        // one wins on every path, so they must carry the same value.
+        group
+            .iter()
+            .all(|g| self.copies[g.index()].iter().all(|c| c.block != copy.block || c.value == copy.value))
+    }
+
+    /// Joins the classes `group` (roots); returns the new root.
+    fn join(&mut self, group: &[VReg]) -> VReg {
+        let mut root = group[0];
+        for &other in &group[1..] {
+            let (new_root, gone) = self.sets.union(root, other);
+            let members = std::mem::take(&mut self.members[gone.index()]);
+            self.members[new_root.index()].extend(members);
+            let copies = std::mem::take(&mut self.copies[gone.index()]);
+            self.copies[new_root.index()].extend(copies);
+            root = new_root;
+        }
+        root
+    }
+}
+
+fn phis(f: &Function) -> Vec<Phi> {
+    let mut phis = Vec::new();
+    for b in f.block_ids() {
+        for i in f.block_insts(b).take_while(|&i| f.inst(i).kind == InstKind::Phi) {
+            let operands = &f.inst(i).operands;
+            let Some(result) = operands.iter().find(|o| o.is_def()).map(|o| o.vreg) else { continue };
+            let incoming = operands
+                .iter()
+                .filter(|o| !o.is_def())
+                .filter_map(|o| o.incoming.map(|p| (p, o.reads().then_some(o.vreg))))
+                .collect();
+            phis.push(Phi { inst: i, block: b, result, incoming });
+        }
+    }
+    phis
+}
+
+/// What is live just before `b`'s terminators, where edge copies go; `None`
+/// if a terminator writes a register (an edge copy could not go before it).
+fn live_before_terminators(f: &Function, liveness: &Liveness, b: Block) -> Option<Vec<VReg>> {
+    let mut live: FxHashSet<VReg> = liveness.live_out[b.index()].iter().copied().collect();
+    let end = f.block(b).first_inst + f.block(b).num_insts;
+    for i in (f.first_terminator(b).0..end).map(Inst) {
+        if f.defs(i).next().is_some() {
+            return None;
+        }
+        live.extend(f.uses(i));
+    }
+    Some(live.into_iter().collect())
+}
+
+pub fn coalesce_phis(f: &Function, options: &Options) -> PassOutcome {
+    let _span = tracing::debug_span!("cssa").entered();
+    let mut outcome = PassOutcome::default();
+    let liveness = outcome.phases.time("liveness", || Liveness::compute(f));
+    let graph = outcome.phases.time("interference", || InterferenceGraph::build(f, &liveness));
+
+    let mut phis = phis(f);
+    // Hot PHIs first: they get first pick of the operands they can absorb.
+    phis.sort_by(|a, b| f.block(b.block).frequency.total_cmp(&f.block(a.block).frequency));
+
+    let mut classes = Classes::new(f.num_vregs());
+    let mut eliminated: Vec<(Inst, VReg, Vec<(Block, VReg)>)> = Vec::new();
+    let (mut merged_operands, mut kept) = (0u64, 0u64);
+    outcome.phases.time("merge", || {
+        for phi in &phis {
+            match plan(f, &liveness, &graph, &mut classes, phi, options) {
+                Ok((group, copies)) => {
+                    merged_operands += (group.len() - 1) as u64;
+                    let root = classes.join(&group);
+                    classes.copies[root.index()].extend(copies.iter().cloned());
+                    let edge = copies.iter().map(|c| (c.block, c.value)).collect();
+                    eliminated.push((phi.inst, phi.result, edge));
+                }
+                Err(why) => {
+                    kept += 1;
+                    if options.cssa_verbosity >= 1 {
+                        tracing::info!(target: "nvregalloc::cssa", "{} {:?} in {:?}: kept, {why}",
+                            f.name, phi.inst, phi.block);
+                    }
+                }
+            }
+        }
+    });
+
+    let mut rewrite = Rewrite::identity(f.num_vregs());
+    for v in 0..f.num_vregs() {
+        rewrite.rename[v] = classes.sets.smallest_member(VReg::new(v));
+    }
+    let mut inserted = 0u64;
+    for (inst, result, edge) in &eliminated {
+        rewrite.deleted.push(*inst);
+        for &(block, value) in edge {
+            let (dst, src) = (rewrite.renamed(*result), rewrite.renamed(value));
+            if dst != src {
+                rewrite.edge_copies.push(EdgeCopy { block, dst, src });
+                inserted += 1;
+            }
+        }
+    }
+    // Copies between members of one class became `v = v`.
+    for i in (0..f.insts.len()).map(Inst::new) {
+        if let Some((d, s)) = f.copy_pair(i) {
+            if rewrite.renamed(d) == rewrite.renamed(s) {
+                rewrite.deleted.push(i);
+            }
+        }
+    }
+    rewrite.deleted.sort_unstable();
+    rewrite.edge_copies.sort_by_key(|c| c.block);
+
+    // PHI elimination would have made, per PHI, one copy per operand into a
+    // fresh register and one from it into the result.
+    let avoided: u64 =
+        eliminated.iter().map(|(inst, ..)| f.uses(*inst).count() as u64 + 1).sum::<u64>() - inserted;
+    outcome.stats = vec![
+        Stat { name: c"phis", value: phis.len() as u64 },
+        Stat { name: c"phis-eliminated", value: eliminated.len() as u64 },
+        Stat { name: c"phis-kept", value: kept },
+        Stat { name: c"operands-merged", value: merged_operands },
+        Stat { name: c"edge-copies", value: inserted },
+        Stat { name: c"copies-avoided", value: avoided },
+    ];
+    outcome.rewrite = rewrite;
+    outcome
+}
+
+/// Decides one PHI: the classes (roots) to join, result's first, and the
+/// edge copies for the operands that could not join. `Err`: why the PHI is
+/// left to PHI elimination.
+fn plan(
+    f: &Function,
+    liveness: &Liveness,
+    graph: &InterferenceGraph,
+    classes: &mut Classes,
+    phi: &Phi,
+    options: &Options,
+) -> Result<(Vec<VReg>, Vec<CopyNode>), String> {
+    let class = f.class_of(phi.result);
+    let mut group = vec![classes.root(phi.result)];
+    let mut needs_copy = Vec::new();
+    for &(pred, operand) in &phi.incoming {
+        // Deleting the PHI would leave the register unwritten on that path,
+        // which LLVM's liveness does not allow; PHI elimination makes it an
+        // IMPLICIT_DEF.
+        let Some(operand) = operand else { return Err(format!("its operand from {pred:?} is undef")) };
+        if f.class_of(operand) != class {
+            return Err(format!("{operand:?} is in another register class"));
+        }
+        let root = classes.root(operand);
+        let joined = group.contains(&root) || classes.fits(graph, root, &group);
+        if joined && !group.contains(&root) {
+            group.push(root);
+        }
+        if !joined {
+            needs_copy.push((pred, operand));
+        }
+        if options.cssa_verbosity >= 2 {
+            let what = if joined { "merged" } else { "interferes: edge copy" };
+            tracing::info!(target: "nvregalloc::cssa", "{} {:?}: {operand:?} from {pred:?} {what}",
+                f.name, phi.inst);
+        }
+    }
+    let mut copies: Vec<CopyNode> = Vec::new();
+    if !options.cssa_edge_copies {
+        if let Some((pred, operand)) = needs_copy.first() {
+            return Err(format!("{operand:?} from {pred:?} interferes"));
+        }
+    }
+    for (block, value) in needs_copy {
+        let Some(mut clobbers) = live_before_terminators(f, liveness, block) else {
+            return Err(format!("a terminator of {block:?} writes a register"));
+        };
+        clobbers.retain(|&v| v != value);
+        let copy = CopyNode { block, value, clobbers };
+        if !classes.copy_fits(&copy, &group) || copies.iter().any(|c| c.block == block && c.value != value) {
+            return Err(format!("an edge copy of {value:?} in {block:?} would clobber a live value"));
+        }
+        copies.push(copy);
+    }
+    if options.cssa_verbosity >= 1 {
+        tracing::info!(target: "nvregalloc::cssa", "{} {:?} in {:?}: eliminated, {} classes joined, {} edge copies",
+            f.name, phi.inst, phi.block, group.len(), copies.len());
+    }
+    Ok((group, copies))
+}
