@@ -1,13 +1,20 @@
-; Both passes sit right after StackSlotColoring, where LiveIntervals is no
-; longer alive, and before NVPTX's PrologEpilog pass lays out frame objects.
+; nvregalloc-cssa sits between LiveVariables (which needs SSA form) and PHI
+; elimination. The coalesce and color passes sit right after
+; StackSlotColoring, where LiveIntervals is no longer alive, and before
+; NVPTX's PrologEpilog pass lays out frame objects.
 ; RUN: %llc_plugin -debug-pass=Structure %s -o /dev/null 2>&1 | FileCheck %s
+; -nvregalloc-cssa-coalesce=false leaves the CSSA pass out of the pipeline.
+; RUN: %llc_plugin -nvregalloc-cssa-coalesce=false -debug-pass=Structure %s -o /dev/null 2>&1 \
+; RUN:   | FileCheck %s --check-prefix=NO-CSSA
 ; replace-stock disables LLVM's RegisterCoalescer.
 ; RUN: %llc_plugin -nvregalloc-coalesce=replace-stock -debug-pass=Structure %s -o /dev/null 2>&1 \
 ; RUN:   | FileCheck %s --check-prefix=REPLACE
 ; Without the plugin, neither pass runs.
 ; RUN: %llc_nvptx -debug-pass=Structure %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=STOCK
 
-; CHECK:      Eliminate PHI nodes for register allocation
+; CHECK:      Live Variable Analysis
+; CHECK:      nvregalloc: coalesce PHI operands (CSSA)
+; CHECK-NEXT: Eliminate PHI nodes for register allocation
 ; CHECK:      Register Coalescer
 ; CHECK:      Stack Slot Coloring
 ; CHECK-NEXT: Lazy Machine Block Frequency Analysis
@@ -19,6 +26,9 @@
 ; REPLACE:     Live Interval Analysis
 ; REPLACE-NOT: Register Coalescer
 ; REPLACE:     nvregalloc: coalesce copies
+
+; NO-CSSA-NOT: CSSA
+; NO-CSSA:     nvregalloc: coalesce copies
 
 ; STOCK-NOT: nvregalloc
 
