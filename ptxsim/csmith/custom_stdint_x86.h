@@ -1,3 +1,5 @@
+/* Stand-in for csmith's custom_stdint_x86.h (csmith_minimal.h includes it):
+   -ffreestanding nvptx64 has no libc headers. LP64 widths as on x86-64. */
 typedef signed char int8_t;
 typedef short int16_t;
 typedef int int32_t;

@@ -27,10 +27,12 @@ fn check(set: &str, programs: usize, records: &[Record], started: Instant, input
     }
     print!("{}", harness::summarize(records));
     let count = |kind: &str| records.iter().filter(|r| r.verdict.kind() == kind).count();
+    let untouched = records.iter().filter(|r| r.untouched).count();
     let (total, unsupported) = (records.len(), count("unsupported"));
     println!(
         "{set}: {programs} programs, {} modes, {total} comparisons: {} ran and matched, {} identical PTX, \
-         {unsupported} unsupported ({:.1}%), {} timeouts, {} stock faults, {} DIFFERENCES; {:.0} s",
+         {unsupported} unsupported ({:.1}%), {} timeouts, {} stock faults, {} DIFFERENCES; \
+         the plugin left the function unchanged in {untouched}; {:.0} s",
         MODES.len(),
         count("same"),
         count("same-ptx"),
