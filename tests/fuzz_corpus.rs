@@ -19,7 +19,7 @@ fn seeds() -> Vec<u64> {
 
 #[test]
 fn the_seed_corpus_behaves_the_same_in_every_mode() {
-    let modes = interp::modes();
+    let (modes, ssa_modes) = (interp::modes(), interp::ssa_modes());
     let seeds = seeds();
     assert!(seeds.len() >= 200, "only {} seeds", seeds.len());
     let mut total = Activity::default();
@@ -28,7 +28,7 @@ fn the_seed_corpus_behaves_the_same_in_every_mode() {
         // Exactly what the fuzz target does with the input `seed.to_le_bytes()`.
         let (seed, size) = generate::fuzz_input(&seed.to_le_bytes());
         let (f, params) = generate::random_function(seed, size);
-        match interp::check_modes(&f, &params, interp::DEFAULT_FUEL, &modes) {
+        match interp::check_both_forms(&f, &params, interp::DEFAULT_FUEL, &modes, &ssa_modes) {
             Ok(activity) => total.add(&activity),
             Err(failure) => {
                 failures.push(format!("seed {seed} ({seed:#x}), {size:?}, params {params:?}: {failure}"))

@@ -98,7 +98,6 @@ fn small_programs_behave_the_same_in_every_mode() {
     let total = every_mode_preserves_behaviour("small", 6000, 1, sizes(2..=8, 2..=10, 1..=8));
     assert!(total.remats > 0, "no rematerialization: {total:?}");
     assert!(total.out_of_fuel > 0, "no program ran out of fuel: {total:?}");
-    assert!(total.edge_copies > total.programs / 4, "few edge copies: {total:?}");
 }
 
 #[test]
