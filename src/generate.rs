@@ -155,11 +155,12 @@ pub fn random_ssa_function(seed: u64, size: Size) -> (Function, Vec<u64>) {
 /// vreg, and every block but the entry starts with one PHI per register live
 /// into it, whose operand from each predecessor is that register's name at
 /// the predecessor's end. Uses no def reaches keep the original vreg (which
-/// then has no def at all). Then copies are propagated: a use of a copy's
-/// destination reads its source instead, as SSA optimizations leave it. That
-/// is what makes PHI operands interfere with each other and with the result
-/// (the lost-copy and swap patterns); without it, giving every name of one
-/// original register one register again would always be right.
+/// then has no def at all). Then most copies are propagated: a use of a
+/// copy's destination reads its source instead, as SSA optimizations leave
+/// it. That is what makes PHI operands interfere with each other and with the
+/// result (the lost-copy and swap patterns); without it, giving every name of
+/// one original register one register again would always be right. Every
+/// third copy stays read, so that copies of one value are live at once.
 pub fn to_ssa(f: &Function) -> Function {
     let mut ssa = maximal_ssa(f);
     // In SSA form a copy's source is defined before, and dominates, every
@@ -167,7 +168,9 @@ pub fn to_ssa(f: &Function) -> Function {
     let mut source: Vec<VReg> = (0..ssa.num_vregs()).map(VReg::new).collect();
     for i in (0..ssa.insts.len()).map(crate::function::Inst::new) {
         if let Some((d, s)) = ssa.copy_pair(i) {
-            source[d.index()] = s;
+            if d.0 % 3 != 0 {
+                source[d.index()] = s;
+            }
         }
     }
     let resolve = |mut v: VReg| {
