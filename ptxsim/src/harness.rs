@@ -15,12 +15,20 @@ use crate::{parse, run, Arg, Error, Launch, Outcome};
 /// mode is one line here; llc rejects an option it does not know ("Unknown
 /// command line argument"), so only modes the plugin has belong here.
 pub const MODES: &[(&str, &[&str])] = &[
-    ("analyze", &["-nvregalloc-coalesce=analyze", "-nvregalloc-color=analyze"]),
+    (
+        "analyze",
+        &["-nvregalloc-cssa-coalesce=false", "-nvregalloc-coalesce=analyze", "-nvregalloc-color=analyze"],
+    ),
+    ("cssa", &["-nvregalloc-coalesce=off", "-nvregalloc-color=off"]),
     ("coalesce", &["-nvregalloc-coalesce=after-stock", "-nvregalloc-color=off"]),
     ("replace", &["-nvregalloc-coalesce=replace-stock", "-nvregalloc-color=off"]),
     ("color", &["-nvregalloc-coalesce=off", "-nvregalloc-color=rename"]),
     ("both", &["-nvregalloc-coalesce=after-stock", "-nvregalloc-color=rename"]),
     ("replace+color", &["-nvregalloc-coalesce=replace-stock", "-nvregalloc-color=rename"]),
+    (
+        "both, no cssa",
+        &["-nvregalloc-cssa-coalesce=false", "-nvregalloc-coalesce=after-stock", "-nvregalloc-color=rename"],
+    ),
 ];
 
 /// A deliberately broken build: merges two interfering registers and turns
@@ -416,7 +424,9 @@ pub fn build_all(
 ) -> Result<Builds, Error> {
     let stem = ll.file_stem().and_then(|s| s.to_str()).unwrap_or("prog");
     let build = |name: &str, opts: Option<&[&str]>| -> Result<(String, String), Error> {
-        let ptx = dir.join(format!("{stem}.{}.ptx", name.replace([':', '+'], "_")));
+        let file_name: String =
+            name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+        let ptx = dir.join(format!("{stem}.{file_name}.ptx"));
         let warnings = tc.llc(ll, &ptx, common, opts)?;
         let text =
             std::fs::read_to_string(&ptx).map_err(|e| Error::Harness(format!("{}: {e}", ptx.display())))?;
