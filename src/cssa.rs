@@ -100,8 +100,9 @@ impl Classes {
 
     /// Whether class `class` may share a register with the classes `group`.
     fn fits(&mut self, graph: &InterferenceGraph, class: VReg, group: &[VReg]) -> bool {
-        let members = self.members[class.index()].clone();
-        for m in members {
+        // By index: `root` compresses paths, so it needs `self` mutably.
+        for k in 0..self.members[class.index()].len() {
+            let m = self.members[class.index()][k];
             for n in graph.neighbors(m) {
                 if self.value[m.index()] != self.value[n.index()] && group.contains(&self.root(n)) {
                     return false;
@@ -178,10 +179,14 @@ fn live_before_terminators(f: &Function, liveness: &Liveness, b: Block) -> Optio
 pub fn coalesce_phis(f: &Function, options: &Options) -> PassOutcome {
     let _span = tracing::debug_span!("cssa").entered();
     let mut outcome = PassOutcome::default();
+    let mut phis = phis(f);
+    if phis.is_empty() {
+        outcome.rewrite = Rewrite::identity(f.num_vregs());
+        return outcome;
+    }
     let liveness = outcome.phases.time("liveness", || Liveness::compute(f));
     let graph = outcome.phases.time("interference", || InterferenceGraph::build(f, &liveness));
 
-    let mut phis = phis(f);
     // Hot PHIs first: they get first pick of the operands they can absorb.
     phis.sort_by(|a, b| f.block(b.block).frequency.total_cmp(&f.block(a.block).frequency));
 
