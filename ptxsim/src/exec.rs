@@ -565,7 +565,7 @@ impl Thread {
                 };
                 let mut v = 0u64;
                 for i in 0..n {
-                    let bit = if i < len && pos + i <= n - 1 { (a >> (pos + i)) & 1 == 1 } else { sbit };
+                    let bit = if i < len && pos + i < n { (a >> (pos + i)) & 1 == 1 } else { sbit };
                     v |= (bit as u64) << i;
                 }
                 self.write(m, *d, v);

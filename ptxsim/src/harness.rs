@@ -140,7 +140,7 @@ impl Rng {
     pub fn new(seed: u64) -> Rng {
         Rng(seed)
     }
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -149,7 +149,7 @@ impl Rng {
     }
     /// Uniform in [0, 1).
     pub fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 }
 
@@ -605,8 +605,8 @@ pub fn run_parallel<T: Sync>(
     use std::sync::Mutex;
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).min(items.len().max(1));
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<Vec<Record>, Error>>>> =
-        Mutex::new(items.iter().map(|_| None).collect());
+    type Slot = Option<Result<Vec<Record>, Error>>;
+    let results: Mutex<Vec<Slot>> = Mutex::new(items.iter().map(|_| None).collect());
     std::thread::scope(|s| {
         for w in 0..workers {
             let (next, results, job) = (&next, &results, &job);

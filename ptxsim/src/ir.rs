@@ -28,7 +28,7 @@ impl Ty {
                     "b" => Ty::B(bits),
                     "u" => Ty::U(bits),
                     "s" => Ty::S(bits),
-                    "f" if bits >= 16 && bits <= 64 => Ty::F(bits),
+                    "f" if (16..=64).contains(&bits) => Ty::F(bits),
                     _ => return None,
                 }
             }

@@ -164,7 +164,7 @@ impl Parser {
             }
         }
         for f in &self.module.functions {
-            if f.labels.iter().any(|&l| l == usize::MAX) {
+            if f.labels.contains(&usize::MAX) {
                 return err(0, format!("{}: branch to an undefined label", f.name));
             }
         }
@@ -969,11 +969,11 @@ fn decode(
                 c,
             }
         }
-        "bra" => match &ops[..] {
+        "bra" => match ops {
             [Raw::Name(l, 0)] => Op::Bra { target: Parser::label_id(r.f, r.cx, l) },
             _ => return Err("indirect branch".into()),
         },
-        "brx" => match &ops[..] {
+        "brx" => match ops {
             [index, Raw::Name(t, 0)] => {
                 let targets =
                     r.cx.branch_targets.get(t).cloned().ok_or(format!("unknown target list {t}"))?;

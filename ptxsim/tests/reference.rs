@@ -41,7 +41,7 @@ fn int(x: i32) -> Arg {
 
 fn small_ints(n: usize, seed: u64, range: i64) -> Vec<i64> {
     let mut rng = Rng::new(seed);
-    (0..n).map(|_| (rng.next() % (2 * range as u64 + 1)) as i64 - range).collect()
+    (0..n).map(|_| (rng.next_u64() % (2 * range as u64 + 1)) as i64 - range).collect()
 }
 
 #[test]
