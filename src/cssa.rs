@@ -100,12 +100,22 @@ impl Classes {
 
     /// Whether class `class` may share a register with the classes `group`.
     fn fits(&mut self, graph: &InterferenceGraph, class: VReg, group: &[VReg]) -> bool {
-        // By index: `root` compresses paths, so it needs `self` mutably.
-        for k in 0..self.members[class.index()].len() {
-            let m = self.members[class.index()][k];
-            for n in graph.neighbors(m) {
-                if self.value[m.index()] != self.value[n.index()] && group.contains(&self.root(n)) {
-                    return false;
+        // Walk the smaller side's edges: one class can grow to most of a
+        // long chain of PHIs.
+        let group_size: usize = group.iter().map(|g| self.members[g.index()].len()).sum();
+        let (walk, other): (Vec<VReg>, &[VReg]) = if self.members[class.index()].len() <= group_size {
+            (vec![class], group)
+        } else {
+            (group.to_vec(), &[class])
+        };
+        for side in walk {
+            // By index: `root` compresses paths, so it needs `self` mutably.
+            for k in 0..self.members[side.index()].len() {
+                let m = self.members[side.index()][k];
+                for n in graph.neighbors(m) {
+                    if self.value[m.index()] != self.value[n.index()] && other.contains(&self.root(n)) {
+                        return false;
+                    }
                 }
             }
         }
