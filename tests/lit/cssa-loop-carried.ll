@@ -8,6 +8,7 @@
 ; RUN: FileCheck %s < %t.err
 ; RUN: %llc_plugin -nvregalloc-cssa-coalesce=false %s -o /dev/null \
 ; RUN:   -print-after=phi-node-elimination 2>&1 | FileCheck %s --check-prefix=NO-CSSA
+; RUN: %llc_plugin -nvregalloc-dump-before-cssa %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=DUMP
 ; CHECK:      IR Dump Before nvregalloc: coalesce PHI operands (CSSA)
 ; CHECK:      bb.1.loop:
 ; CHECK-NEXT: predecessors
@@ -24,6 +25,9 @@
 ; CHECK-NEXT: [[I]]:b32 = ADD32ri [[I]]:b32, 1
 ; CHECK-NOT:  COPY
 ; CHECK:      End machine code
+; DUMP:         # nvregalloc: sum before CSSA coalescing
+; DUMP:         bb.1.loop:
+; DUMP:         PHI
 ; NO-CSSA:      bb.1.loop:
 ; NO-CSSA:      COPY
 ; NO-CSSA:      COPY
