@@ -5,7 +5,7 @@
 #   3. corpus        tests/kernels through stock llc/clang and every plugin mode
 #                    (-verify-machineinstrs, ptxas, byte-identity of analysis mode)
 #   4. differential  ptxsim: stock and every plugin mode run in a PTX interpreter
-#                    on the corpus and 300 csmith programs; outputs must match
+#                    on the corpus and 340 csmith programs; outputs must match
 set -uo pipefail
 here="$(dirname "${BASH_SOURCE[0]}")"
 bash "$here/setup.sh" || exit 1

@@ -28,9 +28,13 @@ fn check(set: &str, programs: usize, records: &[Record], started: Instant, input
     print!("{}", harness::summarize(records));
     let count = |kind: &str| records.iter().filter(|r| r.verdict.kind() == kind).count();
     let untouched = records.iter().filter(|r| r.untouched).count();
+    let compared = records
+        .iter()
+        .filter(|r| r.mode == MODES[0].0 && matches!(r.verdict, Verdict::Same | Verdict::SamePtx))
+        .count();
     let (total, unsupported) = (records.len(), count("unsupported"));
     println!(
-        "{set}: {programs} programs, {} modes, {total} comparisons: {} ran and matched, {} identical PTX, \
+        "{set}: {programs} programs ({compared} functions compared in every mode), {} modes, {total} comparisons: {} ran and matched, {} identical PTX, \
          {unsupported} unsupported ({:.1}%), {} timeouts, {} stock faults, {} DIFFERENCES; \
          the plugin left the function unchanged in {untouched}; {:.0} s",
         MODES.len(),
@@ -66,7 +70,9 @@ fn corpus_kernels_in_every_mode() {
 fn csmith_programs_in_every_mode() {
     let started = Instant::now();
     let tc = Toolchain::from_env().expect("toolchain (source scripts/env.sh)");
-    let n: u64 = std::env::var("PTXSIM_CSMITH_PROGRAMS").ok().and_then(|v| v.parse().ok()).unwrap_or(300);
+    // About 8% of programs time out or are undefined; 340 seeds leave over
+    // 300 that every mode runs and compares.
+    let n: u64 = std::env::var("PTXSIM_CSMITH_PROGRAMS").ok().and_then(|v| v.parse().ok()).unwrap_or(340);
     let seeds: Vec<u64> = (1..=n).collect();
     let recs =
         records(harness::run_parallel(&seeds, |&seed, dir| harness::csmith_program(&tc, seed, dir, MODES)));
