@@ -308,7 +308,8 @@ pub enum Verdict {
     Unsupported(String),
     /// Stock's run went past the step limit.
     Timeout,
-    /// Stock's own run faulted: the inputs are wrong, not the plugin.
+    /// Stock's own run faulted: the launch spec is wrong (corpus) or the
+    /// program has undefined behaviour (csmith); either way not the plugin.
     StockFault(String),
     /// Outputs differ, or only the plugin build failed: a plugin bug.
     Differ(String),
