@@ -43,6 +43,8 @@ MODES = {
     "replace+color": ["-nvregalloc-coalesce=replace-stock", "-nvregalloc-color=rename"],
     "both, no cssa": ["-nvregalloc-cssa-coalesce=false", "-nvregalloc-coalesce=after-stock",
                       "-nvregalloc-color=rename"],
+    "both, cssa edge copies": ["-nvregalloc-cssa-edge-copies", "-nvregalloc-coalesce=after-stock",
+                               "-nvregalloc-color=rename"],
 }
 # CSSA coalescing must never add moves: mode -> the same without it.
 CSSA_BASELINES = {"cssa": "stock", "both": "both, no cssa"}

@@ -29,6 +29,10 @@ pub const MODES: &[(&str, &[&str])] = &[
         "both, no cssa",
         &["-nvregalloc-cssa-coalesce=false", "-nvregalloc-coalesce=after-stock", "-nvregalloc-color=rename"],
     ),
+    (
+        "both, cssa edge copies",
+        &["-nvregalloc-cssa-edge-copies", "-nvregalloc-coalesce=after-stock", "-nvregalloc-color=rename"],
+    ),
 ];
 
 /// A deliberately broken build: merges two interfering registers and turns
@@ -638,13 +642,14 @@ pub fn summarize(records: &[Record]) -> String {
         *untouched.entry(&r.mode).or_default() += 1;
     }
     let kinds = ["same", "same-ptx", "unsupported", "timeout", "stock-fault", "DIFFER"];
-    let mut s = format!("{:16}", "mode");
+    let width = MODES.iter().map(|(name, _)| name.len()).max().unwrap_or(0).max(FAULT_MODE.0.len()) + 2;
+    let mut s = format!("{:width$}", "mode");
     for k in kinds {
         s += &format!("{k:>12}");
     }
     s += &format!("{:>16}\n", "plugin-left-fn");
     for (mode, counts) in &by_mode {
-        s += &format!("{mode:16}");
+        s += &format!("{mode:width$}");
         for k in kinds {
             s += &format!("{:>12}", counts.get(k).copied().unwrap_or(0));
         }
