@@ -554,6 +554,8 @@ pub fn csmith_program(
     let c = dir.join(format!("csmith{seed}.c"));
     let ll = dir.join(format!("csmith{seed}.ll"));
     let out = Command::new("csmith")
+        // csmith leaves a platform.info in its working directory.
+        .current_dir(dir)
         .args(CSMITH_OPTIONS)
         .args(["--seed", &seed.to_string(), "-o", path_str(&c)])
         .output()
