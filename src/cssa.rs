@@ -201,7 +201,8 @@ pub fn coalesce_phis(f: &Function, options: &Options) -> PassOutcome {
     phis.sort_by(|a, b| f.block(b.block).frequency.total_cmp(&f.block(a.block).frequency));
 
     let mut classes = Classes::new(f);
-    let mut eliminated: Vec<(Inst, VReg, Vec<(Block, VReg)>)> = Vec::new();
+    // Each deleted PHI, with its edge copies as (block, operand).
+    let mut eliminated: Vec<(&Phi, Vec<(Block, VReg)>)> = Vec::new();
     let (mut merged_operands, mut kept) = (0u64, 0u64);
     outcome.phases.time("merge", || {
         for phi in &phis {
@@ -211,7 +212,7 @@ pub fn coalesce_phis(f: &Function, options: &Options) -> PassOutcome {
                     let root = classes.join(&group);
                     classes.copies[root.index()].extend(copies.iter().cloned());
                     let edge = copies.iter().map(|c| (c.block, c.value)).collect();
-                    eliminated.push((phi.inst, phi.result, edge));
+                    eliminated.push((phi, edge));
                 }
                 Err(why) => {
                     kept += 1;
@@ -229,10 +230,10 @@ pub fn coalesce_phis(f: &Function, options: &Options) -> PassOutcome {
         rewrite.rename[v] = classes.sets.smallest_member(VReg::new(v));
     }
     let mut inserted = 0u64;
-    for (inst, result, edge) in &eliminated {
-        rewrite.deleted.push(*inst);
+    for (phi, edge) in &eliminated {
+        rewrite.deleted.push(phi.inst);
         for &(block, value) in edge {
-            let (dst, src) = (rewrite.renamed(*result), rewrite.renamed(value));
+            let (dst, src) = (rewrite.renamed(phi.result), rewrite.renamed(value));
             if dst != src {
                 rewrite.edge_copies.push(EdgeCopy { block, dst, src });
                 inserted += 1;
@@ -253,7 +254,7 @@ pub fn coalesce_phis(f: &Function, options: &Options) -> PassOutcome {
     // PHI elimination would have made, per PHI, one copy per operand into a
     // fresh register and one from it into the result.
     let avoided: u64 =
-        eliminated.iter().map(|(inst, ..)| f.uses(*inst).count() as u64 + 1).sum::<u64>() - inserted;
+        eliminated.iter().map(|(phi, _)| f.uses(phi.inst).count() as u64 + 1).sum::<u64>() - inserted;
     outcome.stats = vec![
         Stat { name: c"phis", value: phis.len() as u64 },
         Stat { name: c"phis-eliminated", value: eliminated.len() as u64 },

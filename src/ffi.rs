@@ -181,10 +181,7 @@ unsafe fn c_string(ptr: *const c_char) -> String {
 }
 
 unsafe fn function_from_abi(raw: &NvraFunction) -> Function {
-    let succs = array(
-        raw.succs,
-        u32::MAX.min(total(array(raw.blocks, raw.num_blocks), |b| b.first_succ + b.num_succs)),
-    );
+    let succs = array(raw.succs, total(array(raw.blocks, raw.num_blocks), |b| b.first_succ + b.num_succs));
     let preds = array(raw.preds, total(array(raw.blocks, raw.num_blocks), |b| b.first_pred + b.num_preds));
     let operands = array(raw.operands, raw.num_operands);
     let blocks = array(raw.blocks, raw.num_blocks)
