@@ -224,7 +224,7 @@ fn take_edge(
     exit: &State,
 ) -> Result<State, CheckError> {
     let deleted = |i: Inst| rewrite.deleted.binary_search(&i).is_ok();
-    let phis: Vec<Inst> = f.block_insts(to).take_while(|&i| f.inst(i).kind == InstKind::Phi).collect();
+    let phis: Vec<Inst> = f.phis(to).collect();
     let results: Vec<VReg> = phis.iter().flat_map(|&i| f.defs(i)).collect();
     let not_result = |v: &VReg| !results.contains(v);
     // Read everything first: (phi, result, incoming operand if it reads one).
@@ -459,10 +459,9 @@ fn live_in_sets(f: &Function) -> Vec<Vec<VReg>> {
         for b in f.block_ids().rev() {
             live.clear();
             for &s in &f.block(b).succs {
-                let phi_results: Vec<VReg> =
-                    f.block_insts(s).filter(|&i| is_phi(i)).flat_map(|i| f.defs(i)).collect();
+                let phi_results: Vec<VReg> = f.phis(s).flat_map(|i| f.defs(i)).collect();
                 live.extend(live_in[s.index()].iter().filter(|v| !phi_results.contains(v)));
-                for i in f.block_insts(s).filter(|&i| is_phi(i)) {
+                for i in f.phis(s) {
                     let from_b = f.inst(i).operands.iter().filter(|o| o.reads() && o.incoming == Some(b));
                     live.extend(from_b.map(|o| &o.vreg));
                 }

@@ -26,7 +26,7 @@
 
 use rustc_hash::FxHashSet;
 
-use crate::function::{Block, Function, Inst, InstKind, VReg};
+use crate::function::{Block, Function, Inst, VReg};
 use crate::interference::InterferenceGraph;
 use crate::liveness::Liveness;
 use crate::options::Options;
@@ -66,31 +66,11 @@ struct Classes {
 impl Classes {
     fn new(f: &Function) -> Self {
         let num_vregs = f.num_vregs();
-        let mut source: Vec<VReg> = (0..num_vregs).map(VReg::new).collect();
-        for i in (0..f.insts.len()).map(Inst::new) {
-            if let Some((d, s)) = f.copy_pair(i) {
-                source[d.index()] = s;
-            }
-        }
-        let value = (0..num_vregs)
-            .map(|v| {
-                let mut v = VReg::new(v);
-                // A chain is at most as long as there are vregs (SSA: no cycle
-                // but through a PHI, which is not a copy).
-                for _ in 0..num_vregs {
-                    if source[v.index()] == v {
-                        break;
-                    }
-                    v = source[v.index()];
-                }
-                v
-            })
-            .collect();
         Self {
             sets: VRegSets::new(num_vregs),
             members: (0..num_vregs).map(|v| vec![VReg::new(v)]).collect(),
             copies: vec![Vec::new(); num_vregs],
-            value,
+            value: f.copy_origins(|_| true),
         }
     }
 
@@ -158,7 +138,7 @@ impl Classes {
 fn phis(f: &Function) -> Vec<Phi> {
     let mut phis = Vec::new();
     for b in f.block_ids() {
-        for i in f.block_insts(b).take_while(|&i| f.inst(i).kind == InstKind::Phi) {
+        for i in f.phis(b) {
             let operands = &f.inst(i).operands;
             let Some(result) = operands.iter().find(|o| o.is_def()).map(|o| o.vreg) else { continue };
             let incoming = operands
@@ -330,7 +310,7 @@ fn plan(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::function::{FunctionBuilder, InstData, InstFlags, Operand, RegClass};
+    use crate::function::{FunctionBuilder, InstData, InstFlags, InstKind, Operand, RegClass};
 
     fn phi(b: &mut FunctionBuilder, result: VReg, incoming: &[(VReg, Block)]) -> Inst {
         let mut operands = vec![Operand::def(result)];

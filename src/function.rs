@@ -158,6 +158,37 @@ impl Function {
         (data.first_inst..data.first_inst + data.num_insts).map(Inst)
     }
 
+    /// The PHIs at the head of `b`.
+    pub fn phis(&self, b: Block) -> impl Iterator<Item = Inst> + '_ {
+        self.block_insts(b).take_while(|&i| self.inst(i).kind == InstKind::Phi)
+    }
+
+    /// For a function in SSA form: each vreg's origin through chains of
+    /// copies, following only the copies whose destination `follow` accepts
+    /// (the vreg itself where its def is not such a copy). In SSA form the
+    /// origin's value is the vreg's, everywhere.
+    pub fn copy_origins(&self, follow: impl Fn(VReg) -> bool) -> Vec<VReg> {
+        let mut source: Vec<VReg> = (0..self.num_vregs()).map(VReg::new).collect();
+        for i in (0..self.insts.len()).map(Inst::new) {
+            if let Some((d, s)) = self.copy_pair(i).filter(|&(d, _)| follow(d)) {
+                source[d.index()] = s;
+            }
+        }
+        (0..self.num_vregs())
+            .map(|v| {
+                let mut v = VReg::new(v);
+                // Bounded: SSA has no cycle of copies, but a malformed input might.
+                for _ in 0..self.num_vregs() {
+                    if source[v.index()] == v {
+                        break;
+                    }
+                    v = source[v.index()];
+                }
+                v
+            })
+            .collect()
+    }
+
     /// Where `b`'s trailing terminators start (its end if it has none): edge
     /// copies go just before, as LLVM's `getFirstTerminator`.
     pub fn first_terminator(&self, b: Block) -> Inst {

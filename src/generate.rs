@@ -165,23 +165,10 @@ pub fn to_ssa(f: &Function) -> Function {
     let mut ssa = maximal_ssa(f);
     // In SSA form a copy's source is defined before, and dominates, every
     // use of its destination, so any use may read the source instead.
-    let mut source: Vec<VReg> = (0..ssa.num_vregs()).map(VReg::new).collect();
-    for i in (0..ssa.insts.len()).map(crate::function::Inst::new) {
-        if let Some((d, s)) = ssa.copy_pair(i) {
-            if d.0 % 3 != 0 {
-                source[d.index()] = s;
-            }
-        }
-    }
-    let resolve = |mut v: VReg| {
-        while source[v.index()] != v {
-            v = source[v.index()];
-        }
-        v
-    };
+    let origin = ssa.copy_origins(|d| d.0 % 3 != 0);
     for data in &mut ssa.insts {
         for o in data.operands.iter_mut().filter(|o| !o.is_def()) {
-            o.vreg = resolve(o.vreg);
+            o.vreg = origin[o.vreg.index()];
         }
     }
     ssa

@@ -315,7 +315,7 @@ fn take_edge(
     mut reads: Option<&mut Reads>,
 ) {
     phi_values.clear();
-    for i in f.block_insts(to).take_while(|&i| f.inst(i).kind == InstKind::Phi) {
+    for i in f.phis(to) {
         let operands = &f.inst(i).operands;
         let value = operands
             .iter()
