@@ -11,6 +11,13 @@
 //! start with every location holding all the vregs renamed to it (values read
 //! there without a def are undefined in the original too).
 //!
+//! Spill code adds locations: each spill slot is one, after the registers. A
+//! store makes its slot hold what its register holds, a reload the reverse,
+//! and a rematerialization makes its register hold the value of the one vreg
+//! its cloned instruction defines, which must be a pure instruction with no
+//! inputs and that vreg's only def (so its value is the same everywhere). A
+//! use the rewrite substitutes must find its value in the substitute.
+//!
 //! To keep block states small it tracks only values its own liveness says
 //! may still be read.
 
@@ -20,7 +27,7 @@ use std::fmt;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::function::{Block, Function, Inst, InstData, InstFlags, InstKind, OperandFlags, VReg};
-use crate::rewrite::Rewrite;
+use crate::rewrite::{Place, Rewrite, SpillOp};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CheckError {
@@ -131,8 +138,13 @@ impl State {
     /// Keeps only what a later instruction can consult: values still live,
     /// held in a register some live value is renamed to. Any other register
     /// is written before it is read. (Forgetting is always safe: the checker
-    /// then knows less and can only refuse more.)
+    /// then knows less and can only refuse more.) With spill code, values
+    /// also wait in slots and temporaries, so every location is kept.
     fn keep_only(&mut self, live: &[VReg], rewrite: &Rewrite) {
+        if !rewrite.inserts.is_empty() {
+            self.pairs.retain(|(_, v)| live.binary_search(v).is_ok());
+            return;
+        }
         let mut locations: Vec<VReg> = live.iter().map(|&v| rewrite.renamed(v)).collect();
         locations.sort_unstable();
         self.pairs.retain(|(l, v)| live.binary_search(v).is_ok() && locations.binary_search(l).is_ok());
@@ -182,7 +194,9 @@ pub fn check(original: &Function, rewrite: &Rewrite) -> Result<(), CheckError> {
             if i == terminators {
                 run_edge_copies(rewrite, b, &mut state);
             }
+            run_spill_code(rewrite, &ctx, Place::Before(i), &mut state)?;
             step(original, rewrite, &ctx, i, &mut state)?;
+            run_spill_code(rewrite, &ctx, Place::After(i), &mut state)?;
         }
         if terminators.0 == original.block(b).first_inst + original.block(b).num_insts {
             run_edge_copies(rewrite, b, &mut state);
@@ -205,6 +219,55 @@ fn run_edge_copies(rewrite: &Rewrite, b: Block, state: &mut State) {
         let holders = state.holders(copy.src);
         state.set(copy.dst, &holders);
     }
+}
+
+/// The spill code at `place`.
+fn run_spill_code(
+    rewrite: &Rewrite,
+    ctx: &Context,
+    place: Place,
+    state: &mut State,
+) -> Result<(), CheckError> {
+    let at = |v: VReg| rewrite.renamed(v);
+    for insert in rewrite.inserts_at(place) {
+        match insert.op {
+            SpillOp::Store { slot, src } => {
+                let holders = state.holders(at(src));
+                state.set(ctx.slot_location(slot), &holders);
+            }
+            SpillOp::Reload { slot, dst } => {
+                let holders = state.holders(ctx.slot_location(slot));
+                state.set(at(dst), &holders);
+            }
+            SpillOp::Remat { source, dst } => {
+                let data = ctx.f.inst(source);
+                let value = data.operands.first().map(|o| o.vreg);
+                match value {
+                    Some(v) if is_pure_constant(data) && ctx.defs_per_vreg[v.index()] == 1 => {
+                        // Whatever is known equal to `v` (held with it) is
+                        // equal to the recomputed value too.
+                        let mut equal = vec![v];
+                        for location in
+                            state.pairs.iter().filter(|&&(_, o)| o == v).map(|&(l, _)| l).collect::<Vec<_>>()
+                        {
+                            equal.extend(state.holders(location));
+                        }
+                        equal.sort_unstable();
+                        equal.dedup();
+                        state.set(at(dst), &equal);
+                    }
+                    _ => {
+                        return error(
+                            Some(source),
+                            "rematerialized from an instruction that is not a pure input-free only def"
+                                .into(),
+                        )
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The state on entry to `to` along the edge from `from`, whose exit state is
@@ -288,6 +351,8 @@ struct Context<'a> {
     deleted: FxHashSet<Inst>,
     remat_source: FxHashMap<Inst, Inst>,
     defs_per_vreg: Vec<u32>,
+    /// Registers of the rewritten function; slots are the locations after.
+    num_registers: usize,
 }
 
 impl<'a> Context<'a> {
@@ -303,7 +368,12 @@ impl<'a> Context<'a> {
             deleted: rewrite.deleted.iter().copied().collect(),
             remat_source: rewrite.remats.iter().map(|r| (r.copy, r.source)).collect(),
             defs_per_vreg,
+            num_registers: rewrite.rename.len(),
         }
+    }
+
+    fn slot_location(&self, slot: u32) -> VReg {
+        VReg::new(self.num_registers + slot as usize)
     }
 
     /// `source` is a pure constant defining `v`, and it is the def of `v` that
@@ -328,21 +398,23 @@ impl<'a> Context<'a> {
     }
 }
 
-/// A move-immediate with no effects and no register inputs.
+/// A move-immediate, or an instruction the target says may be recomputed,
+/// with no effects and no register inputs.
 fn is_pure_constant(data: &InstData) -> bool {
-    data.kind == InstKind::MoveImm
+    (data.kind == InstKind::MoveImm || data.flags.contains(InstFlags::REMATERIALIZABLE))
         && !data.flags.intersects(InstFlags::SIDE_EFFECTS | InstFlags::MAY_LOAD | InstFlags::MAY_STORE)
         && data.operands.len() == 1
         && data.operands[0].flags == OperandFlags::DEF
 }
 
 fn check_rename_map(f: &Function, rewrite: &Rewrite) -> Result<(), CheckError> {
-    if rewrite.rename.len() != f.num_vregs() {
-        return error(None, format!("rename map covers {} of {} vregs", rewrite.rename.len(), f.num_vregs()));
+    let classes = rewrite.classes(f);
+    if rewrite.rename.len() != classes.len() {
+        return error(None, format!("rename map covers {} of {} vregs", rewrite.rename.len(), classes.len()));
     }
     for (v, &to) in rewrite.rename.iter().enumerate() {
-        let from_class = f.vreg_class[v];
-        if to.index() >= f.num_vregs() || (from_class.is_some() && f.vreg_class[to.index()] != from_class) {
+        let from_class = classes[v];
+        if to.index() >= classes.len() || (from_class.is_some() && classes[to.index()] != from_class) {
             return error(None, format!("v{v} renamed to {to:?}, outside its register class"));
         }
     }
@@ -357,13 +429,17 @@ fn step(
     i: Inst,
     state: &mut State,
 ) -> Result<(), CheckError> {
-    let data = f.inst(i);
     let deleted = &ctx.deleted;
     let at = |v: VReg| rewrite.renamed(v);
-    if data.kind == InstKind::Phi {
+    if f.inst(i).kind == InstKind::Phi {
         // Done on the edges into the block (`take_edge`).
         return Ok(());
     }
+    // The instruction as it reads after substitution; values are still
+    // named by the original vregs, `location[k]` is where operand k is.
+    let data = f.inst(i);
+    let location: Vec<VReg> =
+        data.operands.iter().enumerate().map(|(k, o)| at(rewrite.substituted(i, k, o.vreg))).collect();
 
     if let Some(source) = ctx.remat_source.get(&i) {
         // The copy now recomputes its source's constant into its destination.
@@ -401,7 +477,7 @@ fn step(
             [d, s] if is_copy && d.is_def() && s.reads() => (d.vreg, s.vreg),
             _ => return error(Some(i), "deleted an instruction that is not a plain copy".into()),
         };
-        if at(dst) != at(src) {
+        if location[0] != location[1] {
             return error(Some(i), format!("deleted copy {dst:?} <- {src:?} joins two different registers"));
         }
         if dst != src {
@@ -411,11 +487,11 @@ fn step(
         return Ok(());
     }
 
-    for o in data.operands.iter().filter(|o| o.reads()) {
-        if !state.holds(at(o.vreg), o.vreg) {
+    for (o, &l) in data.operands.iter().zip(&location).filter(|(o, _)| o.reads()) {
+        if !state.holds(l, o.vreg) {
             return error(
                 Some(i),
-                format!("reads {:?} from {:?}, which may not hold its value there", o.vreg, at(o.vreg)),
+                format!("reads {:?} from {l:?}, which may not hold its value there", o.vreg),
             );
         }
     }
@@ -431,7 +507,7 @@ fn step(
     // fresh value.
     if let (InstKind::Copy, [d, s]) = (data.kind, data.operands.as_slice()) {
         if d.is_def() && s.reads() {
-            let source_holders = state.holders(at(s.vreg));
+            let source_holders = state.holders(location[1]);
             state.copy_value(at(d.vreg), d.vreg, s.vreg, source_holders);
             return Ok(());
         }

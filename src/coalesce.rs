@@ -57,7 +57,7 @@ impl KeepReason {
 pub fn vreg_weights(f: &Function) -> Vec<f64> {
     let mut weights = vec![0.0; f.num_vregs()];
     for b in f.block_ids() {
-        let loop_weight = crate::spill_cost::loop_weight(f.block(b).loop_depth);
+        let loop_weight = crate::spill_cost::loop_weight(crate::spill_cost::LOOP_BASE, f.block(b).loop_depth);
         for i in f.block_insts(b) {
             for o in &f.inst(i).operands {
                 weights[o.vreg.index()] += 1.0 + loop_weight + if o.reads() { 1.0 } else { 0.0 };

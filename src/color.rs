@@ -451,34 +451,18 @@ pub fn color_representatives(f: &Function, coloring: &Coloring) -> Vec<VReg> {
     rename
 }
 
-/// The rename-mode pass: every color becomes one register.
-pub fn color(f: &Function, options: &Options) -> crate::rewrite::PassOutcome {
-    use crate::rewrite::{PassOutcome, PhaseTimes, Rewrite, Stat};
-    let mut phases = PhaseTimes::default();
-    let liveness = phases.time("liveness", || crate::liveness::Liveness::compute(f));
-    let graph = phases.time("interference", || InterferenceGraph::build(f, &liveness));
-    let nodes = referenced_vregs(f);
-    let copies: Vec<(VReg, VReg)> =
-        (0..f.insts.len()).filter_map(|i| f.copy_pair(crate::function::Inst::new(i))).collect();
-    let coloring = phases.time("briggs", || {
-        let cost = crate::spill_cost::spill_costs(f, crate::spill_cost::L1_LATENCY);
-        let mut coloring = Briggs::new(&graph, options, &cost, &nodes, &copies).run(None);
-        improve_classes_above_max_live(f, &graph, &nodes, &copies, &mut coloring);
-        coloring
-    });
-
-    let mut rewrite = Rewrite::identity(f.num_vregs());
-    rewrite.rename = color_representatives(f, &coloring);
-    rewrite.deleted = crate::coalesce::deletable_copies(f, &rewrite);
-    if let Some(dir) = &options.dot_dir {
-        if let Err(e) = crate::dot::write(dir, f, &graph, &coloring, &copies) {
-            eprintln!("warning: nvregalloc: cannot write the graph of {} to {}: {e}", f.name, dir.display());
-        }
-    }
-
-    let colors = colors_per_class(f, &coloring);
+/// Figures of a coloring of `f`, overall and per class.
+pub fn coloring_stats(
+    f: &Function,
+    graph: &InterferenceGraph,
+    nodes: &[VReg],
+    coloring: &Coloring,
+    rewrite: &crate::rewrite::Rewrite,
+) -> Vec<crate::rewrite::Stat> {
+    use crate::rewrite::Stat;
+    let colors = colors_per_class(f, coloring);
     let mut vregs = vec![0u32; f.class_names.len()];
-    for v in &nodes {
+    for v in nodes {
         vregs[f.class_of(*v).expect("nodes have classes").index()] += 1;
     }
     let mut stats = [
@@ -500,6 +484,35 @@ pub fn color(f: &Function, options: &Options) -> crate::rewrite::PassOutcome {
             });
         }
     }
+    stats
+}
+
+/// The rename-mode pass: every color becomes one register.
+pub fn color(f: &Function, options: &Options) -> crate::rewrite::PassOutcome {
+    use crate::rewrite::{PassOutcome, PhaseTimes, Rewrite};
+    let mut phases = PhaseTimes::default();
+    let liveness = phases.time("liveness", || crate::liveness::Liveness::compute(f));
+    let graph = phases.time("interference", || InterferenceGraph::build(f, &liveness));
+    let nodes = referenced_vregs(f);
+    let copies: Vec<(VReg, VReg)> =
+        (0..f.insts.len()).filter_map(|i| f.copy_pair(crate::function::Inst::new(i))).collect();
+    let coloring = phases.time("briggs", || {
+        let cost = crate::spill_cost::spill_costs(f, crate::spill_cost::L1_LATENCY, options.loop_base);
+        let mut coloring = Briggs::new(&graph, options, &cost, &nodes, &copies).run(None);
+        improve_classes_above_max_live(f, &graph, &nodes, &copies, &mut coloring);
+        coloring
+    });
+
+    let mut rewrite = Rewrite::identity(f.num_vregs());
+    rewrite.rename = color_representatives(f, &coloring);
+    rewrite.deleted = crate::coalesce::deletable_copies(f, &rewrite);
+    if let Some(dir) = &options.dot_dir {
+        if let Err(e) = crate::dot::write(dir, f, &graph, &coloring, &copies) {
+            eprintln!("warning: nvregalloc: cannot write the graph of {} to {}: {e}", f.name, dir.display());
+        }
+    }
+
+    let stats = coloring_stats(f, &graph, &nodes, &coloring, &rewrite);
     PassOutcome { rewrite, stats, kept_copies: Vec::new(), phases }
 }
 #[cfg(test)]

@@ -82,7 +82,13 @@ pub fn run(f: &Function, options: &Options, pass: Pass) -> Verdict {
     }
     let mut outcome = match pass {
         Pass::Coalesce => crate::coalesce::coalesce(f, options),
-        Pass::Color => crate::color::color(f, options),
+        Pass::Color => match options.max_regs {
+            Some(budget) => match crate::budget::allocate(f, options, budget) {
+                Ok(outcome) => outcome,
+                Err(why) => return Verdict::Unsupported(why),
+            },
+            None => crate::color::color(f, options),
+        },
         Pass::Cssa => crate::cssa::coalesce_phis(f, options),
     };
     if analyze {

@@ -15,7 +15,7 @@ use crate::function::{
     Block, BlockData, Function, InstData, InstFlags, InstKind, Operand, OperandFlags, RegClass, VReg,
 };
 use crate::options::{CoalesceMode, ColorMode, Fault, Options};
-use crate::rewrite::PassOutcome;
+use crate::rewrite::{Insert, PassOutcome, Place, SpillOp};
 
 /// A result and everything it points to. `raw` comes first so that the
 /// pointer handed to C can be turned back into the whole allocation.
@@ -29,6 +29,10 @@ struct OwnedResult {
     stats: Vec<NvraStat>,
     kept: Vec<NvraKeptCopy>,
     edge_copies: Vec<NvraEdgeCopy>,
+    new_vreg_classes: Vec<u32>,
+    slot_classes: Vec<u32>,
+    spill_ops: Vec<NvraSpillOp>,
+    substitutions: Vec<NvraUseSubstitution>,
 }
 
 impl OwnedResult {
@@ -43,6 +47,10 @@ impl OwnedResult {
             stats: Vec::new(),
             kept: Vec::new(),
             edge_copies: Vec::new(),
+            new_vreg_classes: Vec::new(),
+            slot_classes: Vec::new(),
+            spill_ops: Vec::new(),
+            substitutions: Vec::new(),
         });
         if let Some(outcome) = outcome {
             owned.rename = outcome.rewrite.rename.iter().map(|v| v.0).collect();
@@ -66,6 +74,20 @@ impl OwnedResult {
                 .iter()
                 .map(|c| NvraEdgeCopy { block: c.block.0, dst: c.dst.0, src: c.src.0, reserved: 0 })
                 .collect();
+            let rewrite = &outcome.rewrite;
+            owned.new_vreg_classes = rewrite.new_vregs.iter().map(|c| c.0).collect();
+            owned.slot_classes = rewrite.slots.iter().map(|c| c.0).collect();
+            owned.spill_ops = rewrite.inserts.iter().map(spill_op_to_abi).collect();
+            owned.substitutions = rewrite
+                .substitutions
+                .iter()
+                .map(|s| NvraUseSubstitution {
+                    inst: s.inst.0,
+                    operand: s.operand,
+                    vreg: s.vreg.0,
+                    reserved: 0,
+                })
+                .collect();
         }
         owned.raw = NvraResult {
             abi_version: NVRA_ABI_VERSION,
@@ -83,9 +105,30 @@ impl OwnedResult {
             num_kept_copies: owned.kept.len() as u32,
             edge_copies: owned.edge_copies.as_ptr(),
             num_edge_copies: owned.edge_copies.len() as u32,
+            new_vreg_classes: owned.new_vreg_classes.as_ptr(),
+            num_new_vregs: owned.new_vreg_classes.len() as u32,
+            slot_classes: owned.slot_classes.as_ptr(),
+            num_slots: owned.slot_classes.len() as u32,
+            spill_ops: owned.spill_ops.as_ptr(),
+            num_spill_ops: owned.spill_ops.len() as u32,
+            substitutions: owned.substitutions.as_ptr(),
+            num_substitutions: owned.substitutions.len() as u32,
         };
         owned
     }
+}
+
+fn spill_op_to_abi(insert: &Insert) -> NvraSpillOp {
+    let (inst, after) = match insert.place {
+        Place::Before(i) => (i.0, 0),
+        Place::After(i) => (i.0, 1),
+    };
+    let (kind, reg, slot, source_inst) = match insert.op {
+        SpillOp::Store { slot, src } => (NVRA_SPILL_STORE, src.0, slot, NVRA_NONE),
+        SpillOp::Reload { slot, dst } => (NVRA_SPILL_RELOAD, dst.0, slot, NVRA_NONE),
+        SpillOp::Remat { source, dst } => (NVRA_SPILL_REMAT, dst.0, NVRA_NONE, source.0),
+    };
+    NvraSpillOp { kind, inst, after, reg, slot, source_inst }
 }
 
 /// # Safety
@@ -267,6 +310,10 @@ unsafe fn options_from_abi(raw: &NvraOptions) -> Options {
         target_cpu: c_string(raw.target_cpu),
         cssa_verbosity: raw.cssa_verbosity,
         cssa_edge_copies: raw.cssa_edge_copies != 0,
+        max_regs: (raw.max_regs != 0).then_some(raw.max_regs),
+        spill_latency: (raw.spill_latency > 0.0).then_some(raw.spill_latency),
+        loop_base: raw.loop_base,
+        remat: raw.remat != 0,
     }
 }
 
@@ -345,6 +392,8 @@ mod tests {
             color_mode: NVRA_COLOR_RENAME,
             verify: 1,
             coalesce_factor: 0.8,
+            loop_base: 1.5,
+            remat: 1,
             ..Default::default()
         }
     }

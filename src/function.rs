@@ -55,6 +55,10 @@ pub enum InstKind {
     Terminator,
     Phi,
     ImplicitDef,
+    /// Spill code (only in a function a rewrite produced): stores its one
+    /// use into, or loads its one def from, the spill slot numbered `opcode`.
+    SpillStore,
+    Reload,
 }
 
 bitflags::bitflags! {

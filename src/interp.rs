@@ -14,6 +14,8 @@
 //!   `opcode` as a `u64`. A rematerialized copy (a clone of the constant's
 //!   instruction) therefore computes the same value as the original.
 //! * **`ImplicitDef`**: its defs get 0.
+//! * **`SpillStore`** / **`Reload`** (spill code): write their input to, or
+//!   read their def from, spill slot number `opcode` (slots start at 0).
 //! * **`Phi`** (at the head of a block): runs on the edge into its block, not
 //!   in sequence. All of a block's PHIs read their operand for the block the
 //!   run came from, then all write, as LLVM's PHIs do.
@@ -235,6 +237,7 @@ pub fn reads_agree(
 
 fn run_inner(f: &Function, params: &[u64], fuel: u64, mut reads: Option<&mut Reads>) -> Outcome {
     let mut regs = vec![0u64; f.num_vregs()];
+    let mut slots: rustc_hash::FxHashMap<u32, u64> = Default::default();
     let mut trace = Vec::new();
     let mut inputs: Vec<u64> = Vec::new();
     let mut defs: Vec<VReg> = Vec::new();
@@ -270,6 +273,7 @@ fn run_inner(f: &Function, params: &[u64], fuel: u64, mut reads: Option<&mut Rea
                     InstKind::Copy if defs.len() == 1 && inputs.len() == 1 => inputs[0],
                     InstKind::MoveImm => u64::from(data.opcode),
                     InstKind::ImplicitDef => 0,
+                    InstKind::Reload => slots.get(&data.opcode).copied().unwrap_or(0),
                     _ if k == 0 && data.opcode == OP_DEC => {
                         inputs.first().copied().unwrap_or(0).wrapping_sub(1)
                     }
@@ -282,6 +286,9 @@ fn run_inner(f: &Function, params: &[u64], fuel: u64, mut reads: Option<&mut Rea
                     _ => hashed_def(data.opcode, k, &inputs),
                 };
                 regs[d.index()] = value;
+            }
+            if data.kind == InstKind::SpillStore {
+                slots.insert(data.opcode, inputs[0]);
             }
             if data.flags.contains(InstFlags::MAY_STORE) {
                 trace.push(Event { opcode: data.opcode, values: inputs.clone() });
@@ -413,6 +420,26 @@ pub fn modes() -> Vec<Mode> {
     modes
 }
 
+/// Register budget modes: coloring into a few registers per class, with
+/// spilling, with and without rematerialization, and after coalescing.
+pub fn budget_modes() -> Vec<Mode> {
+    let budget = |n, remat| Options { max_regs: Some(n), remat, ..color_options() };
+    let mut modes: Vec<Mode> = [(4, true), (4, false), (6, true)]
+        .map(|(n, remat)| Mode {
+            name: format!("color max-regs={n} remat={remat}"),
+            steps: vec![(Pass::Color, budget(n, remat))],
+        })
+        .to_vec();
+    modes.push(Mode {
+        name: "coalesce after-stock, then color max-regs=5".into(),
+        steps: vec![
+            (Pass::Coalesce, Options { k: 5, ..coalesce_options(CoalesceMode::AfterStock) }),
+            (Pass::Color, budget(5, true)),
+        ],
+    });
+    modes
+}
+
 /// The modes for functions in SSA form: CSSA coalescing, with and without
 /// edge copies. (The other passes run after PHI elimination.)
 pub fn ssa_modes() -> Vec<Mode> {
@@ -475,6 +502,11 @@ pub struct Activity {
     pub renamed: u64,
     /// Original programs that ran out of fuel.
     pub out_of_fuel: u64,
+    /// Spill code instructions (stores, reloads, rematerializations).
+    pub spill_ops: u64,
+    /// Budget-mode runs that refused a program as not fitting (an
+    /// unspillable class, such as predicates, needs more registers).
+    pub did_not_fit: u64,
 }
 
 impl Activity {
@@ -487,12 +519,16 @@ impl Activity {
         self.edge_copies += other.edge_copies;
         self.renamed += other.renamed;
         self.out_of_fuel += other.out_of_fuel;
+        self.spill_ops += other.spill_ops;
+        self.did_not_fit += other.did_not_fit;
     }
 }
 
 /// Runs `modes` on `f` and requires, for every step, a `Verdict::Apply` whose
 /// rewrite `checker::check` accepts and after which the program's outcome
-/// (with `params`, `fuel`) is the original's.
+/// (with `params`, `fuel`) is the original's. A budget-mode step must leave
+/// at most its budget of registers per class, or refuse the program as not
+/// fitting (which ends that mode).
 pub fn check_modes(
     f: &Function,
     params: &[u64],
@@ -502,7 +538,7 @@ pub fn check_modes(
     let (expected, expected_reads) = run_with_reads(f, params, fuel);
     let mut activity =
         Activity { programs: 1, out_of_fuel: u64::from(!expected.finished()), ..Activity::default() };
-    for mode in modes {
+    'modes: for mode in modes {
         let mut current = f.clone();
         // What `current` reads, when it is not `f`.
         let mut current_reads: Option<Reads> = None;
@@ -524,10 +560,26 @@ pub fn check_modes(
             let unchecked = Options { verify: false, ..options.clone() };
             let rewrite = match driver::run(&current, &unchecked, *pass) {
                 Verdict::Apply(outcome) => outcome.rewrite,
+                Verdict::Unsupported(why)
+                    if options.max_regs.is_some() && why.starts_with("does not fit") =>
+                {
+                    activity.did_not_fit += 1;
+                    continue 'modes;
+                }
                 Verdict::Unsupported(why) => return Err(fail(FailureKind::Unsupported(why), &current, None)),
                 Verdict::Rejected(why) => return Err(fail(FailureKind::Rejected(why), &current, None)),
             };
             let (next, _) = rewrite.apply(&current);
+            if let Some(budget) = options.max_regs {
+                if let Some(over) = registers_per_class(&next).iter().position(|&n| n > budget as usize) {
+                    let why = format!(
+                        "{} registers of class {} exceed the budget {budget}",
+                        registers_per_class(&next)[over],
+                        next.class_names[over]
+                    );
+                    return Err(fail(FailureKind::Rejected(why), &current, Some(rewrite)));
+                }
+            }
             let (got, got_reads) = run_with_reads(&next, params, fuel);
             // Behaviour is compared with the original; reads with the step's
             // input (instruction numbers change from step to step).
@@ -545,6 +597,7 @@ pub fn check_modes(
             activity.deleted += rewrite.deleted.len() as u64;
             activity.remats += rewrite.remats.len() as u64;
             activity.edge_copies += rewrite.edge_copies.len() as u64;
+            activity.spill_ops += rewrite.inserts.len() as u64;
             activity.renamed +=
                 rewrite.rename.iter().enumerate().filter(|(v, r)| r.index() != *v).count() as u64;
             if let Some(difference) = difference {
@@ -559,6 +612,20 @@ pub fn check_modes(
         }
     }
     Ok(activity)
+}
+
+/// Distinct registers each class's instructions name.
+fn registers_per_class(f: &Function) -> Vec<usize> {
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut count = vec![0; f.class_names.len()];
+    for o in f.insts.iter().flat_map(|data| &data.operands) {
+        if let Some(c) = f.class_of(o.vreg) {
+            if seen.insert(o.vreg) {
+                count[c.index()] += 1;
+            }
+        }
+    }
+    count
 }
 
 /// The fuzz target's check: `f` through `modes`, and `f` in SSA form

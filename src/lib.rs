@@ -5,8 +5,8 @@
 //!
 //! Phases, one module each: `liveness`, `interference`, `cssa` (PHI
 //! coalescing before PHI elimination), `coalesce` (conservative coalescing),
-//! `color` (Briggs optimistic coloring),
-//! `spill_cost`; `checker` proves every rewrite independently; `driver`
+//! `color` (Briggs optimistic coloring), `budget` (coloring into N registers
+//! with spilling), `spill` (spill code and slots), `spill_cost`; `checker` proves every rewrite independently; `driver`
 //! strings them together for one function.
 
 #[allow(non_upper_case_globals, non_camel_case_types, non_snake_case, dead_code)]
@@ -14,6 +14,7 @@ mod abi {
     include!(concat!(env!("OUT_DIR"), "/abi.rs"));
 }
 
+pub mod budget;
 pub mod checker;
 pub mod coalesce;
 pub mod color;
@@ -30,5 +31,6 @@ pub mod options;
 pub mod plugin;
 pub mod report;
 pub mod rewrite;
+pub mod spill;
 pub mod spill_cost;
 mod union_find;

@@ -59,6 +59,16 @@ pub struct Options {
     /// predecessor (Sreedhar) instead of the PHI being left whole to PHI
     /// elimination.
     pub cssa_edge_copies: bool,
+    /// Register budget: color each class into at most this many registers,
+    /// spilling what does not fit. `None`: unbounded (rename mode).
+    pub max_regs: Option<u32>,
+    /// Cycles one spill access costs; `None`: estimated from the function's
+    /// register footprint (the specification's L1 / L2 / L3 tiers).
+    pub spill_latency: Option<f64>,
+    /// Base of the loop weight `base^depth` in spill costs.
+    pub loop_base: f64,
+    /// Recompute spilled constants and addresses instead of reloading them.
+    pub remat: bool,
 }
 
 impl Default for Options {
@@ -78,6 +88,10 @@ impl Default for Options {
             target_cpu: "sm_90".to_owned(),
             cssa_verbosity: 0,
             cssa_edge_copies: false,
+            max_regs: None,
+            spill_latency: None,
+            loop_base: crate::spill_cost::LOOP_BASE,
+            remat: true,
         }
     }
 }

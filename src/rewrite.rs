@@ -6,7 +6,7 @@ use std::ffi::{CStr, CString};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::function::{Block, Function, Inst, InstData, InstFlags, InstKind, Operand, VReg};
+use crate::function::{Block, Function, Inst, InstData, InstFlags, InstKind, Operand, RegClass, VReg};
 
 /// A copy replaced by a clone of the instruction that computes its source
 /// (a constant), writing the copy's destination instead.
@@ -25,9 +25,52 @@ pub struct EdgeCopy {
     pub src: VReg,
 }
 
+/// A spill slot: one stack object in PTX local memory, sized for its class.
+pub type Slot = u32;
+
+/// An instruction spill code adds. Its registers are those before renaming,
+/// like every other operand of the rewrite.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpillOp {
+    /// Store `src` into `slot`.
+    Store { slot: Slot, src: VReg },
+    /// Load `slot` into `dst`.
+    Reload { slot: Slot, dst: VReg },
+    /// A clone of `source` (a side-effect-free instruction with no register
+    /// inputs) that writes `dst` instead of its own def.
+    Remat { source: Inst, dst: VReg },
+}
+
+/// `op`, inserted right before or right after original instruction `at`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Place {
+    Before(Inst),
+    After(Inst),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Insert {
+    pub place: Place,
+    pub op: SpillOp,
+}
+
+/// Operand `operand` (an index among the instruction's vreg operands, a use)
+/// of original instruction `inst` reads `vreg` instead: a reload or
+/// rematerialization temporary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct UseSubstitution {
+    pub inst: Inst,
+    pub operand: u32,
+    pub vreg: VReg,
+}
+
 /// Edits applied together: copies in `remats` become clones of their source
-/// instruction, every operand `v` becomes `rename[v]`, the `deleted`
-/// instructions are removed and the `edge_copies` inserted.
+/// instruction, the uses in `substitutions` read their new vreg, every
+/// operand `v` becomes `rename[v]`, the `deleted` instructions are removed
+/// and the `edge_copies` and spill code `inserts` added.
+///
+/// Vregs from `f.num_vregs()` on are the `new_vregs` (spill temporaries) the
+/// rewrite creates, in order; `rename` covers them too.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Rewrite {
     pub rename: Vec<VReg>,
@@ -37,6 +80,14 @@ pub struct Rewrite {
     pub remats: Vec<Remat>,
     /// Ascending by block; within a block in the order they execute.
     pub edge_copies: Vec<EdgeCopy>,
+    /// Class of each new vreg.
+    pub new_vregs: Vec<RegClass>,
+    /// Class of each spill slot.
+    pub slots: Vec<RegClass>,
+    /// Ascending by place (stable: in execution order within one place).
+    pub inserts: Vec<Insert>,
+    /// Ascending.
+    pub substitutions: Vec<UseSubstitution>,
 }
 
 impl Rewrite {
@@ -48,6 +99,8 @@ impl Rewrite {
         self.deleted.is_empty()
             && self.remats.is_empty()
             && self.edge_copies.is_empty()
+            && self.inserts.is_empty()
+            && self.substitutions.is_empty()
             && self.rename.iter().enumerate().all(|(i, v)| v.index() == i)
     }
 
@@ -62,10 +115,34 @@ impl Rewrite {
         self.rename[v.index()]
     }
 
+    /// The spill code at `place`, in execution order.
+    pub fn inserts_at(&self, place: Place) -> &[Insert] {
+        let start = self.inserts.partition_point(|x| x.place < place);
+        let end = self.inserts.partition_point(|x| x.place <= place);
+        &self.inserts[start..end]
+    }
+
+    /// The vreg operand `operand` of `i` reads once substituted (not renamed).
+    pub fn substituted(&self, i: Inst, operand: usize, original: VReg) -> VReg {
+        let key = (i, operand as u32);
+        match self.substitutions.binary_search_by(|s| (s.inst, s.operand).cmp(&key)) {
+            Ok(at) => self.substitutions[at].vreg,
+            Err(_) => original,
+        }
+    }
+
+    /// Classes of every vreg the rewritten function has.
+    pub fn classes(&self, f: &Function) -> Vec<Option<RegClass>> {
+        f.vreg_class.iter().copied().chain(self.new_vregs.iter().map(|&c| Some(c))).collect()
+    }
+
     /// The function as it reads after the rewrite, and for each of its
-    /// instructions the original it came from (`None`: an edge copy).
+    /// instructions the original it came from (`None`: an edge copy or spill
+    /// code). Spill code becomes `InstKind::SpillStore` / `Reload`
+    /// instructions whose opcode is the slot.
     pub fn apply(&self, f: &Function) -> (Function, Vec<Option<Inst>>) {
         let mut out = f.clone();
+        out.vreg_class = self.classes(f);
         out.insts.clear();
         let mut origin = Vec::new();
         let mut deleted = self.deleted.iter().peekable();
@@ -77,7 +154,9 @@ impl Rewrite {
                 if i == terminators {
                     self.push_edge_copies(b_id, &mut out, &mut origin);
                 }
+                self.push_inserts(f, Place::Before(i), &mut out, &mut origin);
                 if deleted.next_if_eq(&&i).is_some() {
+                    self.push_inserts(f, Place::After(i), &mut out, &mut origin);
                     continue;
                 }
                 let mut data = match self.remats.iter().find(|r| r.copy == i) {
@@ -88,11 +167,12 @@ impl Rewrite {
                     }
                     None => f.inst(i).clone(),
                 };
-                for operand in &mut data.operands {
-                    operand.vreg = self.renamed(operand.vreg);
+                for (k, operand) in data.operands.iter_mut().enumerate() {
+                    operand.vreg = self.renamed(self.substituted(i, k, operand.vreg));
                 }
                 out.insts.push(data);
                 origin.push(Some(i));
+                self.push_inserts(f, Place::After(i), &mut out, &mut origin);
             }
             if terminators.0 == block.first_inst + block.num_insts {
                 self.push_edge_copies(b_id, &mut out, &mut origin);
@@ -102,6 +182,32 @@ impl Rewrite {
             debug_assert_eq!(out.blocks[b].succs, block.succs);
         }
         (out, origin)
+    }
+
+    fn push_inserts(&self, f: &Function, place: Place, out: &mut Function, origin: &mut Vec<Option<Inst>>) {
+        for insert in self.inserts_at(place) {
+            let data = match insert.op {
+                SpillOp::Store { slot, src } => InstData {
+                    kind: InstKind::SpillStore,
+                    flags: InstFlags::empty(),
+                    opcode: slot,
+                    operands: vec![Operand::use_of(self.renamed(src))],
+                },
+                SpillOp::Reload { slot, dst } => InstData {
+                    kind: InstKind::Reload,
+                    flags: InstFlags::empty(),
+                    opcode: slot,
+                    operands: vec![Operand::def(self.renamed(dst))],
+                },
+                SpillOp::Remat { source, dst } => {
+                    let mut clone = f.inst(source).clone();
+                    clone.operands = vec![Operand::def(self.renamed(dst))];
+                    clone
+                }
+            };
+            out.insts.push(data);
+            origin.push(None);
+        }
     }
 
     fn push_edge_copies(&self, b: Block, out: &mut Function, origin: &mut Vec<Option<Inst>>) {

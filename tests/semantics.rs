@@ -126,6 +126,36 @@ fn ssa_programs_behave_the_same_after_cssa_coalescing() {
     assert!(total.edge_copies > total.programs / 4, "few edge copies: {total:?}");
 }
 
+#[test]
+fn programs_behave_the_same_within_a_register_budget() {
+    let modes = interp::budget_modes();
+    let total = RefCell::new(Activity::default());
+    let mut runner = TestRunner::new(config(2000, 5));
+    let result = runner.run(&(any::<u64>(), sizes(2..=12, 4..=40, 2..=14)), |(seed, size)| {
+        let (f, params) = generate::random_function(seed, size);
+        match interp::check_modes(&f, &params, DEFAULT_FUEL, &modes) {
+            // Predicates are never spilled, so only a program with
+            // predicates may be refused as not fitting.
+            Ok(activity) if activity.did_not_fit > 0 && !f.class_names.iter().any(|c| c == "B1") => {
+                Err(TestCaseError::fail(format!("seed {seed} ({seed:#x}), {size:?}: did not fit")))
+            }
+            Ok(activity) => {
+                total.borrow_mut().add(&activity);
+                Ok(())
+            }
+            Err(failure) => Err(TestCaseError::fail(format!("seed {seed} ({seed:#x}), {size:?}: {failure}"))),
+        }
+    });
+    if let Err(e) = result {
+        panic!("budget: {e}");
+    }
+    let total = total.into_inner();
+    eprintln!("budget: {total:?}");
+    // Not vacuous: many runs fit, and needed spill code to.
+    assert!(total.did_not_fit * 2 < total.pass_runs, "most programs did not fit: {total:?}");
+    assert!(total.spill_ops > total.programs * 4, "little spill code: {total:?}");
+}
+
 // --- helpers for the mutation tests ----------------------------------------------
 
 fn imm(b: &mut FunctionBuilder, d: VReg, value: u32) -> Inst {
@@ -909,12 +939,7 @@ fn regression_c_checker_accepts_deleting_a_self_copy() {
     b.edge(entry, middle);
     b.edge(middle, exit);
     let f = b.finish();
-    let rewrite = Rewrite {
-        rename: vec![v0, v0],
-        deleted: vec![Inst(1), Inst(2)],
-        remats: Vec::new(),
-        edge_copies: Vec::new(),
-    };
+    let rewrite = Rewrite { rename: vec![v0, v0], deleted: vec![Inst(1), Inst(2)], ..Rewrite::default() };
     assert_eq!(checker::check(&f, &rewrite), Ok(()));
     assert!(right_by_interpreter(&f, &[], &rewrite));
 }

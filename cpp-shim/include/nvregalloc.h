@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bump on any change to a struct below or to the meaning of a field. */
-#define NVRA_ABI_VERSION 4u
+#define NVRA_ABI_VERSION 5u
 
 /* Sentinel for "no register" / "no tie" in 32-bit index fields. */
 #define NVRA_NONE 0xffffffffu
@@ -150,6 +150,10 @@ typedef struct NvraOptions {
   const char *target_cpu;    /* e.g. "sm_90", for the occupancy estimate */
   uint32_t cssa_verbosity;   /* 0: quiet; 1: each PHI's decision; 2: each operand's */
   uint32_t cssa_edge_copies; /* bool: copies for interfering PHI operands */
+  uint32_t max_regs;         /* color pass: registers per class; 0 = unbounded */
+  uint32_t remat;            /* bool: recompute spilled constants instead of reloading */
+  double spill_latency;      /* cycles per spill access; 0 = estimate */
+  double loop_base;          /* spill cost weight base^loop_depth */
 } NvraOptions;
 
 typedef enum NvraStatus {
@@ -189,11 +193,42 @@ typedef struct NvraEdgeCopy {
   uint32_t reserved;
 } NvraEdgeCopy;
 
+typedef enum NvraSpillKind {
+  NVRA_SPILL_STORE = 0,  /* store `reg` into `slot` */
+  NVRA_SPILL_RELOAD = 1, /* load `slot` into `reg` */
+  NVRA_SPILL_REMAT = 2,  /* a clone of `source_inst` (no register inputs) that defines `reg` */
+} NvraSpillKind;
+
+/* Spill code, inserted right before (after == 0) or right after original
+ * instruction `inst`; several at one place are listed in execution order.
+ * Registers here, in NvraUseSubstitution and as rename targets are vreg
+ * indices before renaming: an index from NvraFunction::num_vregs on is the
+ * new vreg number (index - num_vregs), which the shim creates in order, so
+ * that LLVM gives it that same index. */
+typedef struct NvraSpillOp {
+  uint32_t kind; /* NvraSpillKind */
+  uint32_t inst;
+  uint32_t after;
+  uint32_t reg;
+  uint32_t slot;        /* STORE, RELOAD: index into NvraResult::slot_classes */
+  uint32_t source_inst; /* REMAT */
+} NvraSpillOp;
+
+/* Vreg operand `operand` (counting as NvraInst lists them) of instruction
+ * `inst`, a use, reads `vreg` instead (before renaming). */
+typedef struct NvraUseSubstitution {
+  uint32_t inst;
+  uint32_t operand;
+  uint32_t vreg;
+  uint32_t reserved;
+} NvraUseSubstitution;
+
 typedef struct NvraResult {
   uint32_t abi_version;
   uint32_t status;       /* NvraStatus */
   const char *message;   /* NUL-terminated, never null */
-  /* rename[v] is the vreg that replaces v (rename[v] == v: unchanged). */
+  /* rename[v] is the vreg that replaces v (rename[v] == v: unchanged), for
+   * the original vregs and then the new ones. */
   const uint32_t *rename;
   uint32_t num_rename;
   /* Instructions to erase, by index, ascending. */
@@ -207,6 +242,16 @@ typedef struct NvraResult {
   uint32_t num_kept_copies;
   const NvraEdgeCopy *edge_copies;
   uint32_t num_edge_copies;
+  /* Register budget mode: vregs to create (class indices, in order), spill
+   * slots to create (the class each holds), spill code and use substitutions. */
+  const uint32_t *new_vreg_classes;
+  uint32_t num_new_vregs;
+  const uint32_t *slot_classes;
+  uint32_t num_slots;
+  const NvraSpillOp *spill_ops;
+  uint32_t num_spill_ops;
+  const NvraUseSubstitution *substitutions;
+  uint32_t num_substitutions;
 } NvraResult;
 
 /* Runs one pass of the Rust core over fn. Never returns null and never

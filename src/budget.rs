@@ -1,0 +1,182 @@
+//! Register budget mode (`-nvregalloc-max-regs=N`): color every class into
+//! at most N registers, spilling what does not fit.
+//!
+//! Each round builds liveness and the interference graph of the function
+//! with the spill code decided so far, colors it with Briggs's optimistic
+//! coloring (the conservative tests use K = N; copies are coalesced by giving
+//! a copy's ends one color where it is free) and looks at the nodes left
+//! without a color:
+//! - an original value becomes spilled: rematerialized if an input-free pure
+//!   instruction computes it, else stored to a slot after each def;
+//! - a reload temporary of a spilled value makes that value's reloads more
+//!   local (`spill::Level`);
+//! - a node that cannot be spilled (a predicate, a value already spilled, a
+//!   temporary that lives one instruction) makes its cheapest spillable
+//!   neighbour go instead.
+//!
+//! Spill code for all decisions is then regenerated from the original
+//! function, and the next round starts, until a round colors everything.
+//! Every round spills a value or shortens a temporary, so this ends; a
+//! function that still does not fit (one instruction needs more than N
+//! registers of a class at once) is left as it is.
+
+use std::collections::BTreeMap;
+
+use crate::color::{color_representatives, coloring_stats, referenced_vregs, Briggs};
+use crate::function::{Function, Inst, InstKind, VReg};
+use crate::interference::InterferenceGraph;
+use crate::liveness::Liveness;
+use crate::options::Options;
+use crate::rewrite::{PassOutcome, PhaseTimes, Stat};
+use crate::spill::{self, Home, Level, Spilled};
+
+/// Rounds before giving up; real functions need a handful.
+const MAX_ROUNDS: usize = 64;
+
+pub fn allocate(f: &Function, options: &Options, budget: u32) -> Result<PassOutcome, String> {
+    let mut phases = PhaseTimes::default();
+    let colored = Options { k: budget, ..options.clone() };
+    let liveness = phases.time("liveness", || Liveness::compute(f));
+    let original_graph = phases.time("interference", || InterferenceGraph::build(f, &liveness));
+    let latency = options.spill_latency.unwrap_or_else(|| {
+        crate::spill_cost::estimated_latency(original_graph.max_live.iter().map(|&m| u64::from(m)).sum())
+    });
+    let defs = spill::defs_of_each_vreg(f);
+    let fixed = unspillable_values(f, &defs);
+    let mut spilled: BTreeMap<VReg, Spilled> = BTreeMap::new();
+    for round in 1..=MAX_ROUNDS {
+        let decisions: Vec<Spilled> = spilled.values().copied().collect();
+        let code = phases.time("spill code", || spill::insert_spill_code(f, &original_graph, &decisions));
+        let (w, origin) = code.rewrite.apply(f);
+        let live = phases.time("liveness", || Liveness::compute(&w));
+        let graph = phases.time("interference", || InterferenceGraph::build(&w, &live));
+        let nodes = referenced_vregs(&w);
+        let copies: Vec<(VReg, VReg)> =
+            (0..w.insts.len()).filter_map(|i| w.copy_pair(Inst::new(i))).collect();
+        let mut cost = crate::spill_cost::spill_costs(&w, latency, options.loop_base);
+        for (v, c) in cost.iter_mut().enumerate() {
+            let spillable = match v.checked_sub(f.num_vregs()) {
+                None => !fixed[v] && !spilled.contains_key(&VReg::new(v)),
+                Some(t) => spilled[&code.temp_of[t]].level.lower().is_some(),
+            };
+            if !spillable {
+                *c = f64::INFINITY;
+            }
+        }
+        let coloring =
+            phases.time("briggs", || Briggs::new(&graph, &colored, &cost, &nodes, &copies).run(Some(budget)));
+        let coloring = if coloring.spilled.is_empty() {
+            coloring
+        } else {
+            // Maximum cardinality search colors chordal graphs optimally: it
+            // may fit where Briggs's order does not.
+            let greedy = crate::color::mcs_greedy(&graph, &nodes, &copies);
+            if greedy.iter().flatten().all(|&c| c < budget) {
+                crate::color::Coloring { color: greedy, spilled: Vec::new(), optimistic: coloring.optimistic }
+            } else {
+                coloring
+            }
+        };
+        if coloring.spilled.is_empty() {
+            let mut rewrite = code.rewrite;
+            rewrite.rename = color_representatives(&w, &coloring);
+            rewrite.deleted.extend(
+                (0..w.insts.len())
+                    .filter(|&j| {
+                        w.copy_pair(Inst::new(j))
+                            .is_some_and(|(d, s)| rewrite.rename[d.index()] == rewrite.rename[s.index()])
+                    })
+                    .map(|j| origin[j].expect("spill code has no copies")),
+            );
+            rewrite.deleted.sort_unstable();
+            rewrite.deleted.dedup();
+            let mut stats = coloring_stats(&w, &graph, &nodes, &coloring, &rewrite);
+            let c = code.counts;
+            stats.extend(
+                [
+                    (c"max-regs", u64::from(budget)),
+                    (c"rounds", round as u64),
+                    (c"spilled-values", c.slot_values),
+                    (c"remat-values", c.remat_values),
+                    (c"spill-stores", c.stores),
+                    (c"reloads", c.reloads),
+                    (c"remats", c.remats),
+                    (c"reloads-every-use", c.reloads_every_use),
+                    (c"remats-every-use", c.remats_every_use),
+                    (c"spill-slots", c.slots),
+                    (c"spill-slot-bytes", c.slot_bytes),
+                ]
+                .map(|(name, value)| Stat { name, value }),
+            );
+            return Ok(PassOutcome { rewrite, stats, kept_copies: Vec::new(), phases });
+        }
+        let mut progress = false;
+        for &u in &coloring.spilled {
+            let victim = if cost[u.index()].is_finite() {
+                u
+            } else {
+                let cheapest = graph
+                    .neighbors(u)
+                    .filter(|w| cost[w.index()].is_finite() && w.index() < cost.len())
+                    .min_by(|a, b| {
+                        let ratio = |v: &VReg| cost[v.index()] / graph.degree(*v).max(1) as f64;
+                        ratio(a).total_cmp(&ratio(b)).then(a.cmp(b))
+                    });
+                match cheapest {
+                    Some(w) => w,
+                    None => continue,
+                }
+            };
+            progress |= match victim.index().checked_sub(f.num_vregs()) {
+                None => {
+                    let home = match spill::remat_source(f, &defs, victim) {
+                        Some(source) if options.remat => Home::Remat(source),
+                        _ => Home::Slot,
+                    };
+                    spilled.insert(victim, Spilled { value: victim, home, level: Level::Lazy }).is_none()
+                }
+                Some(t) => {
+                    let s = spilled.get_mut(&code.temp_of[t]).expect("temporaries belong to spilled values");
+                    match s.level.lower() {
+                        Some(lower) => {
+                            s.level = lower;
+                            true
+                        }
+                        None => false,
+                    }
+                }
+            };
+        }
+        if !progress {
+            let u = coloring.spilled[0];
+            let class = w.class_of(u).map_or("?", |c| w.class_name(c));
+            return Err(format!(
+                "does not fit in {budget} registers per class: {class} register {u:?} of round {round} cannot be colored and nothing around it can be spilled"
+            ));
+        }
+    }
+    Err(format!("does not fit in {budget} registers per class after {MAX_ROUNDS} rounds"))
+}
+
+/// Original values spill code cannot handle: predicates and other classes
+/// with no plain store, values never defined (nothing to store), values
+/// defined by a terminator (no place for the store), and operands tied to
+/// another (the tie needs one register on both sides).
+fn unspillable_values(f: &Function, defs: &[Vec<Inst>]) -> Vec<bool> {
+    let mut fixed: Vec<bool> = (0..f.num_vregs())
+        .map(|v| {
+            defs[v].is_empty()
+                || f.vreg_class[v].is_none_or(|c| !spill::is_spillable_class(f.class_name(c)))
+                || defs[v].iter().any(|&i| f.inst(i).kind == InstKind::Terminator)
+        })
+        .collect();
+    for data in &f.insts {
+        for o in &data.operands {
+            if let Some(t) = o.tied_to {
+                fixed[o.vreg.index()] = true;
+                fixed[data.operands[t as usize].vreg.index()] = true;
+            }
+        }
+    }
+    fixed
+}

@@ -1,0 +1,315 @@
+//! Spill code for the values coloring could not keep in registers: a store
+//! into the value's slot after each def and a reload before uses, or, for a
+//! value an input-free side-effect-free instruction computes, a clone of that
+//! instruction before uses (rematerialization) and no slot at all.
+//!
+//! Reloads are placed lazily, right before a use, and each spilled value has
+//! a [`Level`] saying how far one reload may serve later uses. A value starts
+//! at [`Level::Lazy`]: one temporary register per value, reloaded only where
+//! a forward "already reloaded on every incoming path" dataflow says it does
+//! not hold the value yet. That can leave the temporary live across a long
+//! stretch; if coloring then fails on it, the value drops to
+//! [`Level::Block`] (a fresh temporary per block, reused within it), then to
+//! [`Level::EveryUse`] (a reload before every instruction that reads it),
+//! whose temporaries live from the reload to the next instruction only.
+//!
+//! Spill slots are shared by spilled values of one class whose live ranges do
+//! not overlap (slot coalescing), greedily in vreg order.
+
+use crate::function::{Function, Inst, InstFlags, InstKind, RegClass, VReg};
+use crate::interference::InterferenceGraph;
+use crate::rewrite::{Insert, Place, Rewrite, Slot, SpillOp, UseSubstitution};
+
+/// How far one reload (or rematerialization) of a spilled value serves later
+/// uses; each step down gives shorter temporaries and more reloads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    Lazy,
+    Block,
+    EveryUse,
+}
+
+impl Level {
+    pub fn lower(self) -> Option<Level> {
+        match self {
+            Level::Lazy => Some(Level::Block),
+            Level::Block => Some(Level::EveryUse),
+            Level::EveryUse => None,
+        }
+    }
+}
+
+/// Where a spilled value lives between uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Home {
+    Slot,
+    /// Recomputed by cloning this instruction, its only def.
+    Remat(Inst),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Spilled {
+    pub value: VReg,
+    pub home: Home,
+    pub level: Level,
+}
+
+/// Classes whose registers NVPTX can store to local memory as they are
+/// (`st.local.b16/b32/b64`). Predicates (B1) would need a conversion through
+/// a 16-bit register, and 128-bit registers are not supported at all.
+pub fn is_spillable_class(name: &str) -> bool {
+    matches!(name, "B16" | "B32" | "B64")
+}
+
+/// Bytes of a slot for `class`.
+pub fn slot_bytes(name: &str) -> u64 {
+    match name {
+        "B16" => 2,
+        "B32" => 4,
+        _ => 8,
+    }
+}
+
+/// The instruction that may be cloned to recompute `v`: `v`'s only def, with
+/// no register inputs, no side effects and no memory access, and which the
+/// target says may be recomputed (or is a move of an immediate).
+pub fn remat_source(f: &Function, defs: &[Vec<Inst>], v: VReg) -> Option<Inst> {
+    let [i] = defs[v.index()].as_slice() else { return None };
+    let data = f.inst(*i);
+    let cheap = data.kind == InstKind::MoveImm || data.flags.contains(InstFlags::REMATERIALIZABLE);
+    let pure = !data.flags.intersects(InstFlags::SIDE_EFFECTS | InstFlags::MAY_LOAD | InstFlags::MAY_STORE);
+    let only_def =
+        data.operands.len() == 1 && data.operands[0].is_def() && data.operands[0].tied_to.is_none();
+    (cheap && pure && only_def).then_some(*i)
+}
+
+/// The instructions defining each vreg.
+pub fn defs_of_each_vreg(f: &Function) -> Vec<Vec<Inst>> {
+    let mut defs = vec![Vec::new(); f.num_vregs()];
+    for i in (0..f.insts.len()).map(Inst::new) {
+        for d in f.defs(i) {
+            if defs[d.index()].last() != Some(&i) {
+                defs[d.index()].push(i);
+            }
+        }
+    }
+    defs
+}
+
+/// What the spill code of one round adds up to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SpillCounts {
+    pub slot_values: u64,
+    pub remat_values: u64,
+    pub stores: u64,
+    pub reloads: u64,
+    pub remats: u64,
+    /// Reloads and rematerializations a placement before every reading
+    /// instruction would have needed.
+    pub reloads_every_use: u64,
+    pub remats_every_use: u64,
+    pub slots: u64,
+    pub slot_bytes: u64,
+}
+
+/// Spill code for `spilled` (sorted by value): the edits, with an identity
+/// rename over the original and new vregs, and for each new vreg the value
+/// whose temporary it is.
+pub struct SpillCode {
+    pub rewrite: Rewrite,
+    pub temp_of: Vec<VReg>,
+    pub counts: SpillCounts,
+}
+
+/// One event of a spilled value in a block: an instruction reading it (and
+/// which of its operands do), or writing it.
+enum Event {
+    Use(Inst, Vec<u32>),
+    Def(Inst),
+}
+
+pub fn insert_spill_code(f: &Function, original_graph: &InterferenceGraph, spilled: &[Spilled]) -> SpillCode {
+    let mut code = SpillCode {
+        rewrite: Rewrite::identity(f.num_vregs()),
+        temp_of: Vec::new(),
+        counts: SpillCounts::default(),
+    };
+    let slot_of = assign_slots(f, original_graph, spilled, &mut code);
+    for s in spilled {
+        let events = events_by_block(f, s.value);
+        let class = f.class_of(s.value).expect("spilled values have a class");
+        let uses: u64 = events.iter().flatten().filter(|e| matches!(e, Event::Use(..))).count() as u64;
+        match s.home {
+            Home::Slot => {
+                code.counts.reloads_every_use += uses;
+                for b in &events {
+                    for e in b {
+                        if let Event::Def(i) = e {
+                            let src = s.value;
+                            code.rewrite.inserts.push(Insert {
+                                place: Place::After(*i),
+                                op: SpillOp::Store { slot: slot_of[s.value.index()].expect("a slot"), src },
+                            });
+                            code.counts.stores += 1;
+                        }
+                    }
+                }
+            }
+            Home::Remat(def) => {
+                code.counts.remats_every_use += uses;
+                // Every use now reads a clone, so the original is dead.
+                code.rewrite.deleted.push(def);
+            }
+        }
+        let available_on_entry = match s.level {
+            Level::Lazy => Some(lazy_availability(f, &events)),
+            _ => None,
+        };
+        let mut lazy_temp = None;
+        for (b, block_events) in events.iter().enumerate() {
+            let mut current = match &available_on_entry {
+                Some(available) if available[b] => {
+                    Some(*lazy_temp.get_or_insert_with(|| code.new_temp(class, s.value)))
+                }
+                _ => None,
+            };
+            for e in block_events {
+                match e {
+                    Event::Def(_) => current = None,
+                    Event::Use(i, operands) => {
+                        let temp = match (s.level, current) {
+                            (Level::EveryUse, _) | (_, None) => {
+                                let temp = match s.level {
+                                    Level::Lazy => {
+                                        *lazy_temp.get_or_insert_with(|| code.new_temp(class, s.value))
+                                    }
+                                    _ => code.new_temp(class, s.value),
+                                };
+                                let op = match s.home {
+                                    Home::Slot => {
+                                        code.counts.reloads += 1;
+                                        SpillOp::Reload {
+                                            slot: slot_of[s.value.index()].expect("a slot"),
+                                            dst: temp,
+                                        }
+                                    }
+                                    Home::Remat(source) => {
+                                        code.counts.remats += 1;
+                                        SpillOp::Remat { source, dst: temp }
+                                    }
+                                };
+                                code.rewrite.inserts.push(Insert { place: Place::Before(*i), op });
+                                temp
+                            }
+                            (_, Some(temp)) => temp,
+                        };
+                        current = Some(temp);
+                        for &operand in operands {
+                            code.rewrite.substitutions.push(UseSubstitution {
+                                inst: *i,
+                                operand,
+                                vreg: temp,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    code.rewrite.inserts.sort_by_key(|x| x.place);
+    code.rewrite.substitutions.sort_unstable();
+    code.rewrite.deleted.sort_unstable();
+    code
+}
+
+impl SpillCode {
+    fn new_temp(&mut self, class: RegClass, value: VReg) -> VReg {
+        let v = VReg::new(self.rewrite.rename.len());
+        self.rewrite.rename.push(v);
+        self.rewrite.new_vregs.push(class);
+        self.temp_of.push(value);
+        v
+    }
+}
+
+/// A slot per spilled value that has no rematerialization; values of one
+/// class that do not interfere share one.
+fn assign_slots(
+    f: &Function,
+    graph: &InterferenceGraph,
+    spilled: &[Spilled],
+    code: &mut SpillCode,
+) -> Vec<Option<Slot>> {
+    let mut slot_of = vec![None; f.num_vregs()];
+    let mut members: Vec<Vec<VReg>> = Vec::new();
+    for s in spilled {
+        let class = f.class_of(s.value).expect("spilled values have a class");
+        if s.home != Home::Slot {
+            code.counts.remat_values += 1;
+            continue;
+        }
+        code.counts.slot_values += 1;
+        let shared = (0..members.len()).find(|&k| {
+            code.rewrite.slots[k] == class && members[k].iter().all(|&w| !graph.interferes(w, s.value))
+        });
+        let slot = shared.unwrap_or_else(|| {
+            code.rewrite.slots.push(class);
+            members.push(Vec::new());
+            code.counts.slots += 1;
+            code.counts.slot_bytes += slot_bytes(f.class_name(class));
+            members.len() - 1
+        });
+        members[slot].push(s.value);
+        slot_of[s.value.index()] = Some(slot as Slot);
+    }
+    slot_of
+}
+
+/// Each block's reads and writes of `v`, in order (a read before a write
+/// within one instruction).
+fn events_by_block(f: &Function, v: VReg) -> Vec<Vec<Event>> {
+    f.block_ids()
+        .map(|b| {
+            let mut events = Vec::new();
+            for i in f.block_insts(b) {
+                let data = f.inst(i);
+                let reads: Vec<u32> = (0..data.operands.len() as u32)
+                    .filter(|&k| data.operands[k as usize].reads() && data.operands[k as usize].vreg == v)
+                    .collect();
+                if !reads.is_empty() {
+                    events.push(Event::Use(i, reads));
+                }
+                if data.operands.iter().any(|o| o.is_def() && o.vreg == v) {
+                    events.push(Event::Def(i));
+                }
+            }
+            events
+        })
+        .collect()
+}
+
+/// For lazy reloads: whether the value's temporary holds it on entry to each
+/// block, on every path (a forward must-dataflow: a reload makes it hold the
+/// value, a def of the value makes it stale; the entry holds nothing).
+fn lazy_availability(f: &Function, events: &[Vec<Event>]) -> Vec<bool> {
+    let transfer =
+        |b: usize, on_entry: bool| events[b].last().map_or(on_entry, |e| matches!(e, Event::Use(..)));
+    let n = f.blocks.len();
+    let mut entry = vec![true; n];
+    let mut exit: Vec<bool> = (0..n).map(|b| transfer(b, true)).collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in f.block_ids() {
+            let preds = &f.block(b).preds;
+            let on_entry = b.index() != 0 && !preds.is_empty() && preds.iter().all(|p| exit[p.index()]);
+            let on_exit = transfer(b.index(), on_entry);
+            if on_entry != entry[b.index()] || on_exit != exit[b.index()] {
+                entry[b.index()] = on_entry;
+                exit[b.index()] = on_exit;
+                changed = true;
+            }
+        }
+    }
+    entry
+}
