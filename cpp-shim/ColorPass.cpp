@@ -3,7 +3,9 @@
 // Briggs optimistic coloring of each register class, decided by the Rust
 // core; every color becomes one PTX register. Renaming several live ranges
 // onto one virtual register is legal only once LiveIntervals is gone, so this
-// runs after StackSlotColoring, right after nvregalloc-coalesce.
+// runs after StackSlotColoring, right after nvregalloc-coalesce. With a
+// register budget it also spills into PTX local memory, through frame
+// indices that NVPTX's PrologEpilog pass (which runs next) lays out.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +28,29 @@ static cl::opt<NvraColorMode> ColorMode(
                           "decide and report, change nothing"),
                clEnumValN(NVRA_COLOR_OFF, "off", "do not run")));
 
+static cl::opt<unsigned> MaxRegs(
+    "nvregalloc-max-regs",
+    cl::desc("Color each register class into at most this many registers, "
+             "spilling to local memory what does not fit (0: unbounded)"),
+    cl::init(0));
+
+static cl::opt<bool> Remat(
+    "nvregalloc-remat",
+    cl::desc("Recompute spilled constants and addresses instead of "
+             "reloading them"),
+    cl::init(true));
+
+static cl::opt<double> SpillLatency(
+    "nvregalloc-spill-latency", cl::value_desc("cycles"),
+    cl::desc("Memory latency in the spill cost (0: estimate from the "
+             "register footprint: 4, 10 or 40 cycles)"),
+    cl::init(0.0));
+
+static cl::opt<double> LoopBase(
+    "nvregalloc-loop-base",
+    cl::desc("Spill cost weight of a def or use at loop depth d: base^d"),
+    cl::init(1.5));
+
 namespace {
 class ColorPass : public MachineFunctionPass {
 public:
@@ -41,6 +66,10 @@ public:
       return false;
     NvraOptions O = sharedOptions();
     O.color_mode = ColorMode;
+    O.max_regs = MaxRegs;
+    O.remat = Remat;
+    O.spill_latency = SpillLatency;
+    O.loop_base = LoopBase;
     return runCorePass(MF, *this, ColorPassArg, NVRA_PASS_COLOR, O);
   }
 };

@@ -4,6 +4,8 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/CodeGen/MachineBlockFrequencyInfo.h"
+#include "llvm/CodeGen/MachineFrameInfo.h"
+#include "llvm/CodeGen/MachineMemOperand.h"
 #include "llvm/CodeGen/MachineFunction.h"
 #include "llvm/CodeGen/MachineInstr.h"
 #include "llvm/CodeGen/MachineInstrBuilder.h"
@@ -107,6 +109,7 @@ FlatFunction::FlatFunction(MachineFunction &MF, const MachineLoopInfo &MLI,
           Op.flags |= NVRA_OPERAND_SUBREG;
         Position[OpIdx] = Operands.size() - I.first_operand;
         Operands.push_back(Op);
+        OperandIndexInMI.push_back(OpIdx);
       }
       for (unsigned OpIdx = 0, E = MI.getNumOperands(); OpIdx != E; ++OpIdx) {
         const MachineOperand &MO = MI.getOperand(OpIdx);
@@ -131,8 +134,10 @@ FlatFunction::FlatFunction(MachineFunction &MF, const MachineLoopInfo &MLI,
       continue;
     }
     auto [It, Inserted] = ClassIndex.try_emplace(RC->getID(), ClassNames.size());
-    if (Inserted)
+    if (Inserted) {
       ClassNames.push_back(TRI.getRegClassName(RC));
+      ClassRCs.push_back(RC);
+    }
     VRegClass.push_back(It->second);
   }
 
@@ -156,7 +161,91 @@ FlatFunction::FlatFunction(MachineFunction &MF, const MachineLoopInfo &MLI,
   Fn.class_names = ClassNames.data();
 }
 
+/// NVPTX's load/store opcode of that name (the target's opcode enum is not
+/// public).
+static unsigned opcodeNamed(const TargetInstrInfo &TII, StringRef Name) {
+  for (unsigned Opc = 0, E = TII.getNumOpcodes(); Opc != E; ++Opc)
+    if (TII.getName(Opc) == Name)
+      return Opc;
+  report_fatal_error(Twine("nvregalloc: no NVPTX instruction named ") + Name);
+}
+
+// Spill code as NVPTX's instruction selector writes a local load or store:
+//   ST_iN src, sem, scope, addrspace, width, base, offset
+//   LD_iN dst, sem, scope, addrspace, sign, width, used-bytes, base, offset
+// with the slot's frame index as the base. PrologEpilog turns the frame
+// index into the frame register; nvregalloc-local-frame then makes it the
+// local one (%SPL), which a .local access needs.
+void FlatFunction::insertSpillCode(const NvraResult &Result) {
+  MachineRegisterInfo &MRI = MF.getRegInfo();
+  const TargetRegisterInfo &TRI = *MF.getSubtarget().getRegisterInfo();
+  const TargetInstrInfo &TII = *MF.getSubtarget().getInstrInfo();
+  constexpr unsigned LocalAddressSpace = 5, Relaxed = 0, NoScope = 0,
+                     Untyped = 3;
+  for (uint32_t K = 0; K != Result.num_new_vregs; ++K)
+    MRI.createVirtualRegister(ClassRCs[Result.new_vreg_classes[K]]);
+  SmallVector<int, 8> SlotFI;
+  for (uint32_t K = 0; K != Result.num_slots; ++K) {
+    const TargetRegisterClass &RC = *ClassRCs[Result.slot_classes[K]];
+    SlotFI.push_back(MF.getFrameInfo().CreateSpillStackObject(
+        TRI.getSpillSize(RC), TRI.getSpillAlign(RC)));
+  }
+  for (uint32_t K = 0; K != Result.num_substitutions; ++K) {
+    const NvraUseSubstitution &S = Result.substitutions[K];
+    uint32_t Flat = InstRecords[S.inst].first_operand + S.operand;
+    Insts[S.inst]->getOperand(OperandIndexInMI[Flat]).setReg(
+        Register::index2VirtReg(S.vreg));
+  }
+  DenseMap<const MachineInstr *, MachineInstr *> LastAfter;
+  for (uint32_t K = 0; K != Result.num_spill_ops; ++K) {
+    const NvraSpillOp &Op = Result.spill_ops[K];
+    MachineInstr *At = Insts[Op.inst];
+    MachineBasicBlock &MBB = *At->getParent();
+    MachineBasicBlock::iterator Where = At->getIterator();
+    if (Op.after) {
+      MachineInstr *&Last = LastAfter[At];
+      Where = std::next((Last ? Last : At)->getIterator());
+    }
+    Register Reg = Register::index2VirtReg(Op.reg);
+    MachineInstr *New;
+    if (Op.kind == NVRA_SPILL_REMAT) {
+      New = MF.CloneMachineInstr(Insts[Op.source_inst]);
+      New->getOperand(0).setReg(Reg);
+      MBB.insert(Where, New);
+    } else {
+      int FI = SlotFI[Op.slot];
+      const TargetRegisterClass &RC = *ClassRCs[Result.slot_classes[Op.slot]];
+      unsigned Bits = TRI.getSpillSize(RC) * 8;
+      bool Store = Op.kind == NVRA_SPILL_STORE;
+      MachinePointerInfo Slot = MachinePointerInfo::getFixedStack(MF, FI);
+      Slot.AddrSpace = LocalAddressSpace;
+      MachineMemOperand *MMO = MF.getMachineMemOperand(
+          Slot, Store ? MachineMemOperand::MOStore : MachineMemOperand::MOLoad,
+          LLT::scalar(Bits), TRI.getSpillAlign(RC));
+      std::string Name = (Twine(Store ? "ST_i" : "LD_i") + Twine(Bits)).str();
+      MachineInstrBuilder B =
+          Store ? BuildMI(MBB, Where, DebugLoc(), TII.get(opcodeNamed(TII, Name)))
+                      .addReg(Reg)
+                      .addImm(Relaxed)
+                      .addImm(NoScope)
+                      .addImm(LocalAddressSpace)
+                      .addImm(Bits)
+                : BuildMI(MBB, Where, DebugLoc(), TII.get(opcodeNamed(TII, Name)), Reg)
+                      .addImm(Relaxed)
+                      .addImm(NoScope)
+                      .addImm(LocalAddressSpace)
+                      .addImm(Untyped)
+                      .addImm(Bits)
+                      .addImm(-1);
+      New = B.addFrameIndex(FI).addImm(0).addMemOperand(MMO);
+    }
+    if (Op.after)
+      LastAfter[At] = New;
+  }
+}
+
 bool FlatFunction::apply(const NvraResult &Result) {
+  insertSpillCode(Result);
   // Rematerializations first, while operand 0 of each copy still names the
   // copy's original destination; the clone is renamed with everything else.
   SmallVector<MachineInstr *, 8> Erase;
@@ -168,7 +257,7 @@ bool FlatFunction::apply(const NvraResult &Result) {
     Erase.push_back(Copy);
   }
   bool Renamed = false;
-  if (Result.num_rename == VRegClass.size()) {
+  if (Result.num_rename == VRegClass.size() + Result.num_new_vregs) {
     for (MachineBasicBlock &MBB : MF)
       for (MachineInstr &MI : MBB)
         for (MachineOperand &MO : MI.operands()) {
@@ -193,7 +282,8 @@ bool FlatFunction::apply(const NvraResult &Result) {
             Register::index2VirtReg(Copy.dst))
         .addReg(Register::index2VirtReg(Copy.src));
   }
-  if (Renamed || Result.num_edge_copies != 0) {
+  bool Inserted = Result.num_edge_copies != 0 || Result.num_spill_ops != 0;
+  if (Renamed || Inserted) {
     // Kill flags described the old live ranges; none is required.
     for (MachineBasicBlock &MBB : MF)
       for (MachineInstr &MI : MBB)
@@ -205,7 +295,7 @@ bool FlatFunction::apply(const NvraResult &Result) {
     Erase.push_back(Insts[Result.deleted_insts[K]]);
   for (MachineInstr *MI : Erase)
     MI->eraseFromParent();
-  return Renamed || !Erase.empty() || Result.num_edge_copies != 0;
+  return Renamed || !Erase.empty() || Inserted;
 }
 
 } // namespace nvregalloc

@@ -19,6 +19,7 @@ class MachineBlockFrequencyInfo;
 class MachineFunction;
 class MachineInstr;
 class MachineLoopInfo;
+class TargetRegisterClass;
 } // namespace llvm
 
 namespace nvregalloc {
@@ -31,9 +32,9 @@ public:
   const NvraFunction &abi() const { return Fn; }
   llvm::MachineInstr *instruction(uint32_t Index) const { return Insts[Index]; }
 
-  /// Rematerializes, renames, inserts edge copies and erases as \p Result
-  /// says.
-  /// Returns true if the function changed.
+  /// Creates the new vregs and spill slots, substitutes uses, inserts spill
+  /// code, rematerializes, renames, inserts edge copies and erases as
+  /// \p Result says. Returns true if the function changed.
   bool apply(const NvraResult &Result);
 
 private:
@@ -43,11 +44,15 @@ private:
   std::vector<uint32_t> Succs, Preds;
   std::vector<NvraInst> InstRecords;
   std::vector<NvraOperand> Operands;
+  std::vector<unsigned> OperandIndexInMI; // per entry of Operands
+  std::vector<const llvm::TargetRegisterClass *> ClassRCs;
   std::vector<uint32_t> VRegClass;
   std::vector<const char *> ClassNames;
   std::vector<llvm::MachineInstr *> Insts;
   std::vector<llvm::MachineBasicBlock *> BlockPtrs;
   NvraFunction Fn{};
+
+  void insertSpillCode(const NvraResult &Result);
 };
 
 } // namespace nvregalloc

@@ -12,11 +12,13 @@ namespace nvregalloc {
 inline constexpr const char CoalescePassArg[] = "nvregalloc-coalesce";
 inline constexpr const char ColorPassArg[] = "nvregalloc-color";
 inline constexpr const char CssaPassArg[] = "nvregalloc-cssa";
+inline constexpr const char LocalFramePassArg[] = "nvregalloc-local-frame";
 
 // Pass IDs, for TargetPassConfig::insertPass.
 extern const void *const CoalescePassID;
 extern const void *const ColorPassID;
 extern const void *const CssaPassID;
+extern const void *const LocalFramePassID;
 
 // Read when the pipeline is built: replace-stock disables LLVM's coalescer,
 // and the CSSA pass is inserted only when enabled.

@@ -8,7 +8,10 @@
 //   leaves it);
 // - the coalesce and color passes right after StackSlotColoring, the first
 //   point where LiveIntervals is no longer alive and frame indices can still
-//   be added before NVPTX's PrologEpilog pass.
+//   be added before NVPTX's PrologEpilog pass;
+// - nvregalloc-local-frame after that PrologEpilog pass and NVPTX's peephole
+//   (whose IDs are not public), right after RemoveRedundantDebugValues, the
+//   first public pass that follows them.
 //
 // The plugin entry point llvmGetPassPluginInfo is exported by the Rust side
 // (src/plugin.rs): a cdylib exports only Rust's own symbols.
@@ -34,4 +37,6 @@ static RegisterTargetPassConfigCallback InsertNvregallocPasses(
         Config->insertPass(&LiveVariablesID, nvregalloc::CssaPassID);
       Config->insertPass(&StackSlotColoringID, nvregalloc::CoalescePassID);
       Config->insertPass(&StackSlotColoringID, nvregalloc::ColorPassID);
+      Config->insertPass(&RemoveRedundantDebugValuesID,
+                         nvregalloc::LocalFramePassID);
     });

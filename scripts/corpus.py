@@ -4,7 +4,10 @@ each mode, checks each build, and gathers the PTX figures.
 
 Checks, per kernel and mode: llc with -verify-machineinstrs succeeds, no
 function was left unchanged by a checker rejection or an internal error, and
-ptxas accepts the PTX. Across modes: with both passes in analysis-only mode
+ptxas accepts the PTX; in a register budget mode every function declares at
+most the budget per class, or the plugin said why it left the function
+unchanged (inline assembly; "does not fit": predicates, which are not
+spilled, or one instruction needing more registers at once). Across modes: with both passes in analysis-only mode
 the PTX is byte-identical to stock, and register-to-register moves never
 exceed stock's in after-stock mode, nor, with CSSA coalescing, those of the
 same mode without it. The clang 22 -fpass-plugin path is checked the same
@@ -45,7 +48,18 @@ MODES = {
                       "-nvregalloc-color=rename"],
     "both, cssa edge copies": ["-nvregalloc-cssa-edge-copies", "-nvregalloc-coalesce=after-stock",
                                "-nvregalloc-color=rename"],
+    "budget 8": ["-nvregalloc-max-regs=8"],
+    "budget 15": ["-nvregalloc-max-regs=15"],
+    "budget 32": ["-nvregalloc-max-regs=32"],
 }
+# Register budget modes: mode -> N. Every function must declare at most N
+# registers per class, unless the plugin left it unchanged for one of
+# BUDGET_EXCUSES (and said so).
+BUDGET_MODES = {"budget 8": 8, "budget 15": 15, "budget 32": 32}
+BUDGET_EXCUSES = ("inline assembly", "does not fit")
+# The color pass's figures summed in the budget table.
+SPILL_FIGURES = ("spilled-values", "remat-values", "spill-stores", "reloads", "reloads-every-use",
+                 "remats", "remats-every-use", "spill-slots", "spill-slot-bytes", "rounds")
 # CSSA coalescing must never add moves: mode -> the same without it.
 CSSA_BASELINES = {"cssa": "stock", "both": "both, no cssa"}
 # Warnings that mean a pass misbehaved (unsupported functions are expected).
@@ -84,6 +98,9 @@ def build_kernel(cu, workdir, extra_modes=()):
     modes.update(extra_modes)
     for mode, options in modes.items():
         ptx = os.path.join(workdir, f"{name}.{mode}.ptx")
+        report_json = os.path.join(workdir, f"{name}.{mode}.json")
+        if mode in BUDGET_MODES:
+            options = options + [f"-nvregalloc-report={report_json}"]
         r = run(llc_cmd(ll, ptx, options, verify))
         if r.returncode:
             failures.append(f"{name} [{mode}]: llc failed: {r.stderr.strip()[:600]}")
@@ -101,6 +118,8 @@ def build_kernel(cu, workdir, extra_modes=()):
             continue
         figures[mode] = stats
         ptx_text[mode] = open(ptx).read()
+        if mode in BUDGET_MODES:
+            failures += check_budget(name, mode, BUDGET_MODES[mode], stats, r.stderr, report_json)
 
     if "stock" in ptx_text and ptx_text.get("analyze") not in (None, ptx_text["stock"]):
         failures.append(f"{name}: analysis-only PTX differs from stock")
@@ -142,6 +161,30 @@ def build_kernel(cu, workdir, extra_modes=()):
     return failures, figures
 
 
+def check_budget(name, mode, budget, stats, stderr, report_json):
+    """Every function within `budget` registers per class, or left unchanged
+    with an excuse; adds the color pass's spill figures and the excuses to
+    `stats`. Returns failures."""
+    failures = []
+    color = {}
+    if os.path.exists(report_json):
+        with open(report_json) as fh:
+            for fn, passes in json.load(fh)["functions"].items():
+                color[fn] = passes.get("color", {}).get("figures", {})
+    for fn, figs in stats.items():
+        figs.update({k: color.get(fn, {}).get(k, 0) for k in SPILL_FIGURES})
+        over = {cls: n for cls, n in figs["regs"].items() if n > budget}
+        if not over:
+            continue
+        excuse = next((e for e in BUDGET_EXCUSES for line in stderr.splitlines()
+                       if f"'{fn}' left unchanged" in line and e in line), None)
+        if excuse is None:
+            failures.append(f"{name} [{mode}]: {fn} declares {over}, over the budget {budget}")
+        else:
+            figs["over budget"] = excuse
+    return failures
+
+
 def phi_elimination_copies(ll, mir, cssa, verify):
     """COPY instructions in the function right after PHI elimination."""
     options = [f"-nvregalloc-cssa-coalesce={cssa}", "-stop-after=phi-node-elimination"]
@@ -169,6 +212,18 @@ def report(results):
             cells.append(f"{t[0]:>5}/{t[1]:>3}/{t[2]:>3}")
         print(f"{name[:28]:28} " + " ".join(f"{c:>13}" for c in cells))
     print(f"{'TOTAL':28} " + " ".join(f"{'/'.join(str(x) for x in totals[m]):>13}" for m in modes))
+    print()
+    print(f"{'budget':8} {'within':>6} {'excused':>24} " + " ".join(f"{k[:12]:>12}" for k in SPILL_FIGURES))
+    for mode, budget in BUDGET_MODES.items():
+        fns = [f for _, figures in results.values() for f in figures.get(mode, {}).values()]
+        within = sum(1 for f in fns if "over budget" not in f)
+        excused = {}
+        for f in fns:
+            if "over budget" in f:
+                excused[f["over budget"]] = excused.get(f["over budget"], 0) + 1
+        excused_text = ", ".join(f"{n} {e}" for e, n in sorted(excused.items()))
+        sums = [sum(f.get(k, 0) for f in fns) for k in SPILL_FIGURES]
+        print(f"{budget:<8} {within:>6} {excused_text:>24} " + " ".join(f"{v:>12}" for v in sums))
     copies = [figures.get("copies after PHI elimination", {}) for _, figures in results.values()]
     before = sum(c.get("without cssa") or 0 for c in copies)
     after = sum(c.get("with cssa") or 0 for c in copies)

@@ -22,7 +22,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::color::{color_representatives, coloring_stats, referenced_vregs, Briggs};
+use crate::color::{color_representatives, coloring_stats, referenced_vregs, Briggs, Coloring};
 use crate::function::{Function, Inst, InstKind, VReg};
 use crate::interference::InterferenceGraph;
 use crate::liveness::Liveness;
@@ -68,14 +68,7 @@ pub fn allocate(f: &Function, options: &Options, budget: u32) -> Result<PassOutc
         let coloring = if coloring.spilled.is_empty() {
             coloring
         } else {
-            // Maximum cardinality search colors chordal graphs optimally: it
-            // may fit where Briggs's order does not.
-            let greedy = crate::color::mcs_greedy(&graph, &nodes, &copies);
-            if greedy.iter().flatten().all(|&c| c < budget) {
-                crate::color::Coloring { color: greedy, spilled: Vec::new(), optimistic: coloring.optimistic }
-            } else {
-                coloring
-            }
+            take_greedy_where_it_fits(&w, &graph, &nodes, &copies, coloring, budget)
         };
         if coloring.spilled.is_empty() {
             let mut rewrite = code.rewrite;
@@ -156,6 +149,41 @@ pub fn allocate(f: &Function, options: &Options, budget: u32) -> Result<PassOutc
         }
     }
     Err(format!("does not fit in {budget} registers per class after {MAX_ROUNDS} rounds"))
+}
+
+/// For each class Briggs could not color within the budget, a greedy
+/// coloring in maximum-cardinality-search order (optimal on chordal graphs)
+/// may still fit: that class takes it.
+fn take_greedy_where_it_fits(
+    f: &Function,
+    graph: &InterferenceGraph,
+    nodes: &[VReg],
+    copies: &[(VReg, VReg)],
+    mut coloring: Coloring,
+    budget: u32,
+) -> Coloring {
+    let greedy = crate::color::mcs_greedy(graph, nodes, copies);
+    let class = |v: VReg| f.class_of(v).expect("nodes have classes").index();
+    let mut fits = vec![true; f.class_names.len()];
+    for &v in nodes {
+        if greedy[v.index()].is_none_or(|c| c >= budget) {
+            fits[class(v)] = false;
+        }
+    }
+    let failing: Vec<bool> = {
+        let mut failing = vec![false; f.class_names.len()];
+        for &v in &coloring.spilled {
+            failing[class(v)] = true;
+        }
+        failing
+    };
+    for &v in nodes {
+        if failing[class(v)] && fits[class(v)] {
+            coloring.color[v.index()] = greedy[v.index()];
+        }
+    }
+    coloring.spilled.retain(|&v| !fits[class(v)]);
+    coloring
 }
 
 /// Original values spill code cannot handle: predicates and other classes

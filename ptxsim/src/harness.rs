@@ -33,6 +33,9 @@ pub const MODES: &[(&str, &[&str])] = &[
         "both, cssa edge copies",
         &["-nvregalloc-cssa-edge-copies", "-nvregalloc-coalesce=after-stock", "-nvregalloc-color=rename"],
     ),
+    ("budget 8", &["-nvregalloc-max-regs=8"]),
+    ("budget 15", &["-nvregalloc-max-regs=15"]),
+    ("budget 32", &["-nvregalloc-max-regs=32"]),
 ];
 
 /// A deliberately broken build: merges two interfering registers and turns

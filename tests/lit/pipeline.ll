@@ -1,7 +1,9 @@
 ; nvregalloc-cssa sits between LiveVariables (which needs SSA form) and PHI
 ; elimination. The coalesce and color passes sit right after
 ; StackSlotColoring, where LiveIntervals is no longer alive, and before
-; NVPTX's PrologEpilog pass lays out frame objects.
+; NVPTX's PrologEpilog pass lays out frame objects (spill slots included);
+; nvregalloc-local-frame follows it, after NVPTX's peephole, to address
+; spill slots from the local frame register.
 ; RUN: %llc_plugin -debug-pass=Structure %s -o /dev/null 2>&1 | FileCheck %s
 ; -nvregalloc-cssa-coalesce=false leaves the CSSA pass out of the pipeline.
 ; RUN: %llc_plugin -nvregalloc-cssa-coalesce=false -debug-pass=Structure %s -o /dev/null 2>&1 \
@@ -22,6 +24,8 @@
 ; CHECK-NEXT: nvregalloc: coalesce copies
 ; CHECK-NEXT: nvregalloc: color registers
 ; CHECK-NEXT: NVPTX Prolog Epilog Pass
+; CHECK:      Remove Redundant DEBUG_VALUE analysis
+; CHECK-NEXT: nvregalloc: local frame register for spill code
 
 ; REPLACE:     Live Interval Analysis
 ; REPLACE-NOT: Register Coalescer
