@@ -17,7 +17,7 @@ pub enum Pass {
 #[derive(Debug)]
 pub enum Verdict {
     /// Apply this outcome (its rewrite may be the identity).
-    Apply(PassOutcome),
+    Apply(Box<PassOutcome>),
     /// The function is left as it is, for this reason.
     Unsupported(String),
     /// The checker refused the pass's rewrite; the function is left as it is.
@@ -75,10 +75,10 @@ pub fn run(f: &Function, options: &Options, pass: Pass) -> Verdict {
         Pass::Cssa => (false, false),
     };
     if off {
-        return Verdict::Apply(PassOutcome {
+        return Verdict::Apply(Box::new(PassOutcome {
             rewrite: Rewrite::identity(f.num_vregs()),
             ..Default::default()
-        });
+        }));
     }
     let mut outcome = match pass {
         Pass::Coalesce => crate::coalesce::coalesce(f, options),
@@ -107,7 +107,7 @@ pub fn run(f: &Function, options: &Options, pass: Pass) -> Verdict {
             eprintln!("warning: nvregalloc: cannot write the report {}: {e}", path.display());
         }
     }
-    Verdict::Apply(outcome)
+    Verdict::Apply(Box::new(outcome))
 }
 
 /// The injected miscompile: give a register and one it interferes with (whose

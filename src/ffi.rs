@@ -175,7 +175,7 @@ unsafe fn run(fn_: *const NvraFunction, options: *const NvraOptions, pass: u32) 
     };
     let _span = tracing::debug_span!("nvregalloc", function = %f.name, ?pass).entered();
     match driver::run(&f, &options, pass) {
-        Verdict::Apply(outcome) => OwnedResult::new(NVRA_STATUS_OK, String::new(), Some(outcome)),
+        Verdict::Apply(outcome) => OwnedResult::new(NVRA_STATUS_OK, String::new(), Some(*outcome)),
         Verdict::Unsupported(why) => OwnedResult::new(NVRA_STATUS_UNSUPPORTED, why, None),
         Verdict::Rejected(why) => OwnedResult::new(NVRA_STATUS_REJECTED, why, None),
     }

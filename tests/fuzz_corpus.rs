@@ -19,7 +19,7 @@ fn seeds() -> Vec<u64> {
 
 #[test]
 fn the_seed_corpus_behaves_the_same_in_every_mode() {
-    let (modes, ssa_modes) = (interp::modes(), interp::ssa_modes());
+    let (modes, ssa_modes) = ([interp::modes(), interp::budget_modes()].concat(), interp::ssa_modes());
     let seeds = seeds();
     assert!(seeds.len() >= 200, "only {} seeds", seeds.len());
     let mut total = Activity::default();

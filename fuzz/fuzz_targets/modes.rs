@@ -21,7 +21,8 @@ use nvregalloc::interp::{self, Mode};
 
 fuzz_target!(|data: &[u8]| {
     static MODES: OnceLock<(Vec<Mode>, Vec<Mode>)> = OnceLock::new();
-    let (modes, ssa_modes) = MODES.get_or_init(|| (interp::modes(), interp::ssa_modes()));
+    let (modes, ssa_modes) =
+        MODES.get_or_init(|| ([interp::modes(), interp::budget_modes()].concat(), interp::ssa_modes()));
     let (seed, size) = generate::fuzz_input(data);
     let (f, params) = generate::random_function(seed, size);
     if let Err(failure) = interp::check_both_forms(&f, &params, interp::DEFAULT_FUEL, modes, ssa_modes) {
