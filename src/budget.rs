@@ -110,7 +110,7 @@ pub fn allocate(f: &Function, options: &Options, budget: u32) -> Result<PassOutc
             } else {
                 let cheapest = graph
                     .neighbors(u)
-                    .filter(|w| cost[w.index()].is_finite() && w.index() < cost.len())
+                    .filter(|w| cost[w.index()].is_finite())
                     .min_by(|a, b| {
                         let ratio = |v: &VReg| cost[v.index()] / graph.degree(*v).max(1) as f64;
                         ratio(a).total_cmp(&ratio(b)).then(a.cmp(b))
