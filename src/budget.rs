@@ -108,13 +108,10 @@ pub fn allocate(f: &Function, options: &Options, budget: u32) -> Result<PassOutc
             let victim = if cost[u.index()].is_finite() {
                 u
             } else {
-                let cheapest = graph
-                    .neighbors(u)
-                    .filter(|w| cost[w.index()].is_finite())
-                    .min_by(|a, b| {
-                        let ratio = |v: &VReg| cost[v.index()] / graph.degree(*v).max(1) as f64;
-                        ratio(a).total_cmp(&ratio(b)).then(a.cmp(b))
-                    });
+                let cheapest = graph.neighbors(u).filter(|w| cost[w.index()].is_finite()).min_by(|a, b| {
+                    let ratio = |v: &VReg| cost[v.index()] / graph.degree(*v).max(1) as f64;
+                    ratio(a).total_cmp(&ratio(b)).then(a.cmp(b))
+                });
                 match cheapest {
                     Some(w) => w,
                     None => continue,
