@@ -3,6 +3,7 @@
 #include "Flatten.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/CodeGen/MachineBlockFrequencyInfo.h"
 #include "llvm/CodeGen/MachineFrameInfo.h"
 #include "llvm/CodeGen/MachineMemOperand.h"
@@ -196,6 +197,13 @@ void FlatFunction::insertSpillCode(const NvraResult &Result) {
     Insts[S.inst]->getOperand(OperandIndexInMI[Flat]).setReg(
         Register::index2VirtReg(S.vreg));
   }
+  StringMap<unsigned> Opcodes; // by name, looked up once each
+  auto Opcode = [&](const std::string &Name) {
+    auto [It, New] = Opcodes.try_emplace(Name, 0);
+    if (New)
+      It->second = opcodeNamed(TII, Name);
+    return It->second;
+  };
   DenseMap<const MachineInstr *, MachineInstr *> LastAfter;
   for (uint32_t K = 0; K != Result.num_spill_ops; ++K) {
     const NvraSpillOp &Op = Result.spill_ops[K];
@@ -224,13 +232,13 @@ void FlatFunction::insertSpillCode(const NvraResult &Result) {
           LLT::scalar(Bits), TRI.getSpillAlign(RC));
       std::string Name = (Twine(Store ? "ST_i" : "LD_i") + Twine(Bits)).str();
       MachineInstrBuilder B =
-          Store ? BuildMI(MBB, Where, DebugLoc(), TII.get(opcodeNamed(TII, Name)))
+          Store ? BuildMI(MBB, Where, DebugLoc(), TII.get(Opcode(Name)))
                       .addReg(Reg)
                       .addImm(Relaxed)
                       .addImm(NoScope)
                       .addImm(LocalAddressSpace)
                       .addImm(Bits)
-                : BuildMI(MBB, Where, DebugLoc(), TII.get(opcodeNamed(TII, Name)), Reg)
+                : BuildMI(MBB, Where, DebugLoc(), TII.get(Opcode(Name)), Reg)
                       .addImm(Relaxed)
                       .addImm(NoScope)
                       .addImm(LocalAddressSpace)

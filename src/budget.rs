@@ -22,7 +22,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::color::{color_representatives, coloring_stats, referenced_vregs, Briggs, Coloring};
+use crate::color::{
+    adopt_greedy_classes, color_representatives, coloring_stats, referenced_vregs, Briggs, Coloring,
+};
 use crate::function::{Function, Inst, InstKind, VReg};
 use crate::interference::InterferenceGraph;
 use crate::liveness::Liveness;
@@ -41,7 +43,7 @@ pub fn allocate(f: &Function, options: &Options, budget: u32) -> Result<PassOutc
     let latency = options.spill_latency.unwrap_or_else(|| {
         crate::spill_cost::estimated_latency(original_graph.max_live.iter().map(|&m| u64::from(m)).sum())
     });
-    let defs = spill::defs_of_each_vreg(f);
+    let defs = f.def_insts();
     let fixed = unspillable_values(f, &defs);
     let mut spilled: BTreeMap<VReg, Spilled> = BTreeMap::new();
     for round in 1..=MAX_ROUNDS {
@@ -159,27 +161,15 @@ fn take_greedy_where_it_fits(
     mut coloring: Coloring,
     budget: u32,
 ) -> Coloring {
-    let greedy = crate::color::mcs_greedy(graph, nodes, copies);
     let class = |v: VReg| f.class_of(v).expect("nodes have classes").index();
-    let mut fits = vec![true; f.class_names.len()];
-    for &v in nodes {
-        if greedy[v.index()].is_none_or(|c| c >= budget) {
-            fits[class(v)] = false;
-        }
+    let mut failing = vec![false; f.class_names.len()];
+    for &v in &coloring.spilled {
+        failing[class(v)] = true;
     }
-    let failing: Vec<bool> = {
-        let mut failing = vec![false; f.class_names.len()];
-        for &v in &coloring.spilled {
-            failing[class(v)] = true;
-        }
-        failing
-    };
-    for &v in nodes {
-        if failing[class(v)] && fits[class(v)] {
-            coloring.color[v.index()] = greedy[v.index()];
-        }
-    }
-    coloring.spilled.retain(|&v| !fits[class(v)]);
+    let adopted = adopt_greedy_classes(f, graph, nodes, copies, &mut coloring, |c, _, greedy| {
+        failing[c] && greedy <= budget
+    });
+    coloring.spilled.retain(|&v| !adopted[class(v)]);
     coloring
 }
 

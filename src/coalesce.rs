@@ -257,19 +257,6 @@ pub fn deletable_copies(f: &Function, rewrite: &Rewrite) -> Vec<Inst> {
         .collect()
 }
 
-/// The single instruction defining each vreg, if it has exactly one def.
-fn single_defs(f: &Function) -> Vec<Option<Inst>> {
-    let mut def: Vec<Option<Inst>> = vec![None; f.num_vregs()];
-    let mut count = vec![0u32; f.num_vregs()];
-    for i in (0..f.insts.len()).map(Inst::new) {
-        for d in f.defs(i) {
-            def[d.index()] = Some(i);
-            count[d.index()] += 1;
-        }
-    }
-    def.iter().zip(&count).map(|(&d, &n)| if n == 1 { d } else { None }).collect()
-}
-
 fn block_of_each_inst(f: &Function) -> Vec<Block> {
     let mut block = vec![Block(0); f.insts.len()];
     for b in f.block_ids() {
@@ -294,7 +281,8 @@ pub fn is_constant_def(f: &Function, i: Inst) -> bool {
 /// Turns each copy in `stay` whose source is a constant into a clone of the
 /// constant's instruction, and deletes constants no one reads any more.
 fn rematerialize_constant_copies(f: &Function, stay: &[Inst], rewrite: &mut Rewrite) {
-    let defs = single_defs(f);
+    let defs: Vec<Option<Inst>> =
+        f.def_insts().iter().map(|d| if let [i] = d.as_slice() { Some(*i) } else { None }).collect();
     let block_of = block_of_each_inst(f);
     for &copy in stay {
         let (_, src) = f.copy_pair(copy).expect("a kept candidate is a copy");

@@ -343,15 +343,32 @@ fn improve_classes_above_max_live(
     if !above.contains(&true) {
         return;
     }
-    let alternative =
-        Coloring { color: mcs_greedy(graph, nodes, copies), spilled: Vec::new(), optimistic: 0 };
-    let alternative_colors = colors_per_class(f, &alternative);
+    adopt_greedy_classes(f, graph, nodes, copies, coloring, |class, briggs, greedy| {
+        above[class] && greedy < briggs
+    });
+}
+
+/// Colors the classes `adopt(class, colors Briggs used, colors MCS greedy
+/// used)` picks with `mcs_greedy` instead; returns which classes it picked.
+pub fn adopt_greedy_classes(
+    f: &Function,
+    graph: &InterferenceGraph,
+    nodes: &[VReg],
+    copies: &[(VReg, VReg)],
+    coloring: &mut Coloring,
+    adopt: impl Fn(usize, u32, u32) -> bool,
+) -> Vec<bool> {
+    let greedy = Coloring { color: mcs_greedy(graph, nodes, copies), spilled: Vec::new(), optimistic: 0 };
+    let briggs_colors = colors_per_class(f, coloring);
+    let greedy_colors = colors_per_class(f, &greedy);
+    let adopted: Vec<bool> =
+        (0..f.class_names.len()).map(|c| adopt(c, briggs_colors[c], greedy_colors[c])).collect();
     for &v in nodes {
-        let class = f.class_of(v).expect("nodes have classes").index();
-        if above[class] && alternative_colors[class] < briggs_colors[class] {
-            coloring.color[v.index()] = alternative.color[v.index()];
+        if adopted[f.class_of(v).expect("nodes have classes").index()] {
+            coloring.color[v.index()] = greedy.color[v.index()];
         }
     }
+    adopted
 }
 
 /// Greedy coloring in maximum-cardinality-search order: each step colors the

@@ -193,6 +193,19 @@ impl Function {
             .collect()
     }
 
+    /// The instructions defining each vreg, in order.
+    pub fn def_insts(&self) -> Vec<Vec<Inst>> {
+        let mut defs = vec![Vec::new(); self.num_vregs()];
+        for i in (0..self.insts.len()).map(Inst::new) {
+            for d in self.defs(i) {
+                if defs[d.index()].last() != Some(&i) {
+                    defs[d.index()].push(i);
+                }
+            }
+        }
+        defs
+    }
+
     /// Where `b`'s trailing terminators start (its end if it has none): edge
     /// copies go just before, as LLVM's `getFirstTerminator`.
     pub fn first_terminator(&self, b: Block) -> Inst {

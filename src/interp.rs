@@ -571,11 +571,11 @@ pub fn check_modes(
             };
             let (next, _) = rewrite.apply(&current);
             if let Some(budget) = options.max_regs {
-                if let Some(over) = registers_per_class(&next).iter().position(|&n| n > budget as usize) {
+                let registers = registers_per_class(&next);
+                if let Some(over) = registers.iter().position(|&n| n > budget as usize) {
                     let why = format!(
                         "{} registers of class {} exceed the budget {budget}",
-                        registers_per_class(&next)[over],
-                        next.class_names[over]
+                        registers[over], next.class_names[over]
                     );
                     return Err(fail(FailureKind::Rejected(why), &current, Some(rewrite)));
                 }

@@ -83,19 +83,6 @@ pub fn remat_source(f: &Function, defs: &[Vec<Inst>], v: VReg) -> Option<Inst> {
     (cheap && pure && only_def).then_some(*i)
 }
 
-/// The instructions defining each vreg.
-pub fn defs_of_each_vreg(f: &Function) -> Vec<Vec<Inst>> {
-    let mut defs = vec![Vec::new(); f.num_vregs()];
-    for i in (0..f.insts.len()).map(Inst::new) {
-        for d in f.defs(i) {
-            if defs[d.index()].last() != Some(&i) {
-                defs[d.index()].push(i);
-            }
-        }
-    }
-    defs
-}
-
 /// What the spill code of one round adds up to.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SpillCounts {
@@ -139,59 +126,40 @@ pub fn insert_spill_code(f: &Function, original_graph: &InterferenceGraph, spill
         let events = events_by_block(f, s.value);
         let class = f.class_of(s.value).expect("spilled values have a class");
         let uses: u64 = events.iter().flatten().filter(|e| matches!(e, Event::Use(..))).count() as u64;
+        let slot = slot_of[s.value.index()];
         match s.home {
-            Home::Slot => {
-                code.counts.reloads_every_use += uses;
-                for b in &events {
-                    for e in b {
-                        if let Event::Def(i) = e {
-                            let src = s.value;
-                            code.rewrite.inserts.push(Insert {
-                                place: Place::After(*i),
-                                op: SpillOp::Store { slot: slot_of[s.value.index()].expect("a slot"), src },
-                            });
-                            code.counts.stores += 1;
-                        }
-                    }
-                }
-            }
+            Home::Slot => code.counts.reloads_every_use += uses,
             Home::Remat(def) => {
                 code.counts.remats_every_use += uses;
                 // Every use now reads a clone, so the original is dead.
                 code.rewrite.deleted.push(def);
             }
         }
-        let available_on_entry = match s.level {
-            Level::Lazy => Some(lazy_availability(f, &events)),
-            _ => None,
-        };
-        let mut lazy_temp = None;
+        // Lazy: one temporary for the whole function, and the blocks it
+        // already holds the value on entry to.
+        let lazy_temp = (s.level == Level::Lazy && uses > 0).then(|| code.new_temp(class, s.value));
+        let available_on_entry = lazy_temp.map(|_| lazy_availability(f, &events));
         for (b, block_events) in events.iter().enumerate() {
-            let mut current = match &available_on_entry {
-                Some(available) if available[b] => {
-                    Some(*lazy_temp.get_or_insert_with(|| code.new_temp(class, s.value)))
-                }
-                _ => None,
-            };
+            let mut current = lazy_temp.filter(|_| available_on_entry.as_ref().is_some_and(|a| a[b]));
             for e in block_events {
                 match e {
-                    Event::Def(_) => current = None,
+                    Event::Def(i) => {
+                        if let Some(slot) = slot {
+                            let op = SpillOp::Store { slot, src: s.value };
+                            code.rewrite.inserts.push(Insert { place: Place::After(*i), op });
+                            code.counts.stores += 1;
+                        }
+                        current = None;
+                    }
                     Event::Use(i, operands) => {
-                        let temp = match (s.level, current) {
-                            (Level::EveryUse, _) | (_, None) => {
-                                let temp = match s.level {
-                                    Level::Lazy => {
-                                        *lazy_temp.get_or_insert_with(|| code.new_temp(class, s.value))
-                                    }
-                                    _ => code.new_temp(class, s.value),
-                                };
+                        let temp = match current {
+                            Some(temp) if s.level != Level::EveryUse => temp,
+                            _ => {
+                                let temp = lazy_temp.unwrap_or_else(|| code.new_temp(class, s.value));
                                 let op = match s.home {
                                     Home::Slot => {
                                         code.counts.reloads += 1;
-                                        SpillOp::Reload {
-                                            slot: slot_of[s.value.index()].expect("a slot"),
-                                            dst: temp,
-                                        }
+                                        SpillOp::Reload { slot: slot.expect("a slot"), dst: temp }
                                     }
                                     Home::Remat(source) => {
                                         code.counts.remats += 1;
@@ -201,7 +169,6 @@ pub fn insert_spill_code(f: &Function, original_graph: &InterferenceGraph, spill
                                 code.rewrite.inserts.push(Insert { place: Place::Before(*i), op });
                                 temp
                             }
-                            (_, Some(temp)) => temp,
                         };
                         current = Some(temp);
                         for &operand in operands {
