@@ -174,7 +174,9 @@ static unsigned opcodeNamed(const TargetInstrInfo &TII, StringRef Name) {
 // Spill code as NVPTX's instruction selector writes a local load or store:
 //   ST_iN src, sem, scope, addrspace, width, base, offset
 //   LD_iN dst, sem, scope, addrspace, sign, width, used-bytes, base, offset
-// with the slot's frame index as the base. PrologEpilog turns the frame
+// with the slot's frame index as the base; a predicate goes through a 16-bit
+// register on either side (selp.b16 before the store, setp.ne.b16 after the
+// reload). PrologEpilog turns the frame
 // index into the frame register; nvregalloc-local-frame then makes it the
 // local one (%SPL), which a .local access needs.
 void FlatFunction::insertSpillCode(const NvraResult &Result) {
@@ -183,6 +185,16 @@ void FlatFunction::insertSpillCode(const NvraResult &Result) {
   const TargetInstrInfo &TII = *MF.getSubtarget().getInstrInfo();
   constexpr unsigned LocalAddressSpace = 5, Relaxed = 0, NoScope = 0,
                      Untyped = 3;
+  for (uint32_t K = 0; K != Result.num_new_classes; ++K) {
+    StringRef Wanted = Result.new_class_names[K];
+    auto Named = [&](const TargetRegisterClass *RC) {
+      return Wanted == TRI.getRegClassName(RC);
+    };
+    auto It = llvm::find_if(TRI.regclasses(), Named);
+    if (It == TRI.regclasses().end())
+      report_fatal_error(Twine("nvregalloc: no register class named ") + Wanted);
+    ClassRCs.push_back(*It);
+  }
   for (uint32_t K = 0; K != Result.num_new_vregs; ++K)
     MRI.createVirtualRegister(ClassRCs[Result.new_vreg_classes[K]]);
   SmallVector<int, 8> SlotFI;
@@ -220,6 +232,20 @@ void FlatFunction::insertSpillCode(const NvraResult &Result) {
       New = MF.CloneMachineInstr(Insts[Op.source_inst]);
       New->getOperand(0).setReg(Reg);
       MBB.insert(Where, New);
+    } else if (Op.kind == NVRA_SPILL_CONVERT) {
+      // As the selector writes `zext i1 to i16` and `icmp ne i16 x, 0`.
+      constexpr unsigned CmpNotEqual = 1;
+      Register Src = Register::index2VirtReg(Op.src);
+      bool ToPredicate = TRI.getRegSizeInBits(*MRI.getRegClass(Reg)) == 1;
+      New = ToPredicate
+                ? BuildMI(MBB, Where, DebugLoc(), TII.get(Opcode("SETP_i16ri")), Reg)
+                      .addReg(Src)
+                      .addImm(0)
+                      .addImm(CmpNotEqual)
+                : BuildMI(MBB, Where, DebugLoc(), TII.get(Opcode("SELP_b16ii")), Reg)
+                      .addImm(1)
+                      .addImm(0)
+                      .addReg(Src);
     } else {
       int FI = SlotFI[Op.slot];
       const TargetRegisterClass &RC = *ClassRCs[Result.slot_classes[Op.slot]];

@@ -10,15 +10,16 @@
 //!   instruction computes it, else stored to a slot after each def;
 //! - a reload temporary of a spilled value makes that value's reloads more
 //!   local (`spill::Level`);
-//! - a node that cannot be spilled (a predicate, a value already spilled, a
-//!   temporary that lives one instruction) makes its cheapest spillable
-//!   neighbour go instead.
+//! - a node that cannot be spilled (a value already spilled, a temporary
+//!   that lives one instruction, a 128-bit register) makes its cheapest
+//!   spillable neighbour go instead.
 //!
 //! Spill code for all decisions is then regenerated from the original
 //! function, and the next round starts, until a round colors everything.
-//! Every round spills a value or shortens a temporary, so this ends; a
-//! function that still does not fit (one instruction needs more than N
-//! registers of a class at once) is left as it is.
+//! Every round spills a value or shortens a temporary, so this ends. A
+//! function with an instruction that needs more than N registers of a class
+//! at once is refused up front; one that still does not fit (too many
+//! values spill code cannot handle live at once) is left as it is.
 
 use std::collections::BTreeMap;
 
@@ -30,12 +31,15 @@ use crate::interference::InterferenceGraph;
 use crate::liveness::Liveness;
 use crate::options::Options;
 use crate::rewrite::{PassOutcome, PhaseTimes, Stat};
-use crate::spill::{self, Home, Level, Spilled};
+use crate::spill::{self, Home, Level, Spilled, Temp};
 
 /// Rounds before giving up; real functions need a handful.
 const MAX_ROUNDS: usize = 64;
 
 pub fn allocate(f: &Function, options: &Options, budget: u32) -> Result<PassOutcome, String> {
+    if let Some(why) = needs_more_at_once(f, budget) {
+        return Err(why);
+    }
     let mut phases = PhaseTimes::default();
     let colored = Options { k: budget, ..options.clone() };
     let liveness = phases.time("liveness", || Liveness::compute(f));
@@ -57,9 +61,10 @@ pub fn allocate(f: &Function, options: &Options, budget: u32) -> Result<PassOutc
             (0..w.insts.len()).filter_map(|i| w.copy_pair(Inst::new(i))).collect();
         let mut cost = crate::spill_cost::spill_costs(&w, latency, options.loop_base);
         for (v, c) in cost.iter_mut().enumerate() {
-            let spillable = match v.checked_sub(f.num_vregs()) {
+            let spillable = match v.checked_sub(f.num_vregs()).map(|t| code.temps[t]) {
                 None => !fixed[v] && !spilled.contains_key(&VReg::new(v)),
-                Some(t) => spilled[&code.temp_of[t]].level.lower().is_some(),
+                Some(Temp::Of(value)) => spilled[&value].level.lower().is_some(),
+                Some(Temp::PredicateCarrier) => false,
             };
             if !spillable {
                 *c = f64::INFINITY;
@@ -119,7 +124,7 @@ pub fn allocate(f: &Function, options: &Options, budget: u32) -> Result<PassOutc
                     None => continue,
                 }
             };
-            progress |= match victim.index().checked_sub(f.num_vregs()) {
+            progress |= match victim.index().checked_sub(f.num_vregs()).map(|t| code.temps[t]) {
                 None => {
                     let home = match spill::remat_source(f, &defs, victim) {
                         Some(source) if options.remat => Home::Remat(source),
@@ -127,8 +132,8 @@ pub fn allocate(f: &Function, options: &Options, budget: u32) -> Result<PassOutc
                     };
                     spilled.insert(victim, Spilled { value: victim, home, level: Level::Lazy }).is_none()
                 }
-                Some(t) => {
-                    let s = spilled.get_mut(&code.temp_of[t]).expect("temporaries belong to spilled values");
+                Some(Temp::Of(value)) => {
+                    let s = spilled.get_mut(&value).expect("temporaries belong to spilled values");
                     match s.level.lower() {
                         Some(lower) => {
                             s.level = lower;
@@ -137,6 +142,7 @@ pub fn allocate(f: &Function, options: &Options, budget: u32) -> Result<PassOutc
                         None => false,
                     }
                 }
+                Some(Temp::PredicateCarrier) => unreachable!("a carrier has no finite spill cost"),
             };
         }
         if !progress {
@@ -173,8 +179,28 @@ fn take_greedy_where_it_fits(
     coloring
 }
 
-/// Original values spill code cannot handle: predicates and other classes
-/// with no plain store, values never defined (nothing to store), values
+/// Why `f` cannot fit whatever is spilled, if one instruction reads, or
+/// writes, more than `budget` distinct registers of one class.
+fn needs_more_at_once(f: &Function, budget: u32) -> Option<String> {
+    (0..f.insts.len()).map(Inst::new).find_map(|i| {
+        let over = |regs: &mut Vec<VReg>, what: &str| {
+            regs.sort_unstable_by_key(|&v| (f.class_of(v), v));
+            regs.dedup();
+            let per_class = regs.chunk_by(|a, b| f.class_of(*a) == f.class_of(*b));
+            per_class.filter(|c| c.len() > budget as usize).find_map(|c| {
+                let class = f.class_name(f.class_of(c[0])?);
+                Some(format!(
+                    "does not fit in {budget} registers per class: instruction {i:?} {what} {} {class} registers at once",
+                    c.len()
+                ))
+            })
+        };
+        over(&mut f.uses(i).collect(), "reads").or_else(|| over(&mut f.defs(i).collect(), "writes"))
+    })
+}
+
+/// Original values spill code cannot handle: classes with no store
+/// (128-bit registers, frame registers), values never defined (nothing to store), values
 /// defined by a terminator (no place for the store), and operands tied to
 /// another (the tie needs one register on both sides).
 fn unspillable_values(f: &Function, defs: &[Vec<Inst>]) -> Vec<bool> {

@@ -239,6 +239,10 @@ fn run_spill_code(
                 let holders = state.holders(ctx.slot_location(slot));
                 state.set(at(dst), &holders);
             }
+            SpillOp::Convert { dst, src } => {
+                let holders = state.holders(at(src));
+                state.set(at(dst), &holders);
+            }
             SpillOp::Remat { source, dst } => {
                 let data = ctx.f.inst(source);
                 let value = data.operands.first().map(|o| o.vreg);

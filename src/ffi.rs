@@ -29,6 +29,8 @@ struct OwnedResult {
     stats: Vec<NvraStat>,
     kept: Vec<NvraKeptCopy>,
     edge_copies: Vec<NvraEdgeCopy>,
+    new_classes: Vec<CString>,
+    new_class_names: Vec<*const c_char>,
     new_vreg_classes: Vec<u32>,
     slot_classes: Vec<u32>,
     spill_ops: Vec<NvraSpillOp>,
@@ -47,6 +49,8 @@ impl OwnedResult {
             stats: Vec::new(),
             kept: Vec::new(),
             edge_copies: Vec::new(),
+            new_classes: Vec::new(),
+            new_class_names: Vec::new(),
             new_vreg_classes: Vec::new(),
             slot_classes: Vec::new(),
             spill_ops: Vec::new(),
@@ -75,6 +79,12 @@ impl OwnedResult {
                 .map(|c| NvraEdgeCopy { block: c.block.0, dst: c.dst.0, src: c.src.0, reserved: 0 })
                 .collect();
             let rewrite = &outcome.rewrite;
+            owned.new_classes = rewrite
+                .new_classes
+                .iter()
+                .map(|n| CString::new(n.as_str()).expect("no NUL in a class name"))
+                .collect();
+            owned.new_class_names = owned.new_classes.iter().map(|n| n.as_ptr()).collect();
             owned.new_vreg_classes = rewrite.new_vregs.iter().map(|c| c.0).collect();
             owned.slot_classes = rewrite.slots.iter().map(|c| c.0).collect();
             owned.spill_ops = rewrite.inserts.iter().map(spill_op_to_abi).collect();
@@ -105,6 +115,8 @@ impl OwnedResult {
             num_kept_copies: owned.kept.len() as u32,
             edge_copies: owned.edge_copies.as_ptr(),
             num_edge_copies: owned.edge_copies.len() as u32,
+            new_class_names: owned.new_class_names.as_ptr(),
+            num_new_classes: owned.new_class_names.len() as u32,
             new_vreg_classes: owned.new_vreg_classes.as_ptr(),
             num_new_vregs: owned.new_vreg_classes.len() as u32,
             slot_classes: owned.slot_classes.as_ptr(),
@@ -123,12 +135,14 @@ fn spill_op_to_abi(insert: &Insert) -> NvraSpillOp {
         Place::Before(i) => (i.0, 0),
         Place::After(i) => (i.0, 1),
     };
-    let (kind, reg, slot, source_inst) = match insert.op {
-        SpillOp::Store { slot, src } => (NVRA_SPILL_STORE, src.0, slot, NVRA_NONE),
-        SpillOp::Reload { slot, dst } => (NVRA_SPILL_RELOAD, dst.0, slot, NVRA_NONE),
-        SpillOp::Remat { source, dst } => (NVRA_SPILL_REMAT, dst.0, NVRA_NONE, source.0),
+    let none = NVRA_NONE;
+    let (kind, reg, slot, source_inst, src) = match insert.op {
+        SpillOp::Store { slot, src } => (NVRA_SPILL_STORE, src.0, slot, none, none),
+        SpillOp::Reload { slot, dst } => (NVRA_SPILL_RELOAD, dst.0, slot, none, none),
+        SpillOp::Remat { source, dst } => (NVRA_SPILL_REMAT, dst.0, none, source.0, none),
+        SpillOp::Convert { dst, src } => (NVRA_SPILL_CONVERT, dst.0, none, none, src.0),
     };
-    NvraSpillOp { kind, inst, after, reg, slot, source_inst }
+    NvraSpillOp { kind, inst, after, reg, slot, source_inst, src }
 }
 
 /// # Safety

@@ -504,8 +504,9 @@ pub struct Activity {
     pub out_of_fuel: u64,
     /// Spill code instructions (stores, reloads, rematerializations).
     pub spill_ops: u64,
-    /// Budget-mode runs that refused a program as not fitting (an
-    /// unspillable class, such as predicates, needs more registers).
+    /// Budget-mode runs that refused a program as not fitting (one
+    /// instruction needs more registers of a class than the budget, or
+    /// unspillable values do).
     pub did_not_fit: u64,
 }
 

@@ -39,6 +39,10 @@ pub enum SpillOp {
     /// A clone of `source` (a side-effect-free instruction with no register
     /// inputs) that writes `dst` instead of its own def.
     Remat { source: Inst, dst: VReg },
+    /// `dst = src` between a predicate and a 16-bit register (as 0 or 1):
+    /// predicates have no load or store, so their spill code goes through a
+    /// 16-bit one. Which way it converts follows from the two classes.
+    Convert { dst: VReg, src: VReg },
 }
 
 /// `op`, inserted right before or right after original instruction `at`.
@@ -82,6 +86,9 @@ pub struct Rewrite {
     pub edge_copies: Vec<EdgeCopy>,
     /// Class of each new vreg.
     pub new_vregs: Vec<RegClass>,
+    /// Classes the function had no vreg of, that new vregs or slots need,
+    /// by name; they number on from the function's own classes.
+    pub new_classes: Vec<String>,
     /// Class of each spill slot.
     pub slots: Vec<RegClass>,
     /// Ascending by place (stable: in execution order within one place).
@@ -139,10 +146,13 @@ impl Rewrite {
     /// The function as it reads after the rewrite, and for each of its
     /// instructions the original it came from (`None`: an edge copy or spill
     /// code). Spill code becomes `InstKind::SpillStore` / `Reload`
-    /// instructions whose opcode is the slot.
+    /// instructions whose opcode is the slot; a conversion becomes a `Copy`
+    /// between two classes, which moves the value as the conversion does and
+    /// is no copy coalescing may remove (`Function::copy_pair`).
     pub fn apply(&self, f: &Function) -> (Function, Vec<Option<Inst>>) {
         let mut out = f.clone();
         out.vreg_class = self.classes(f);
+        out.class_names.extend(self.new_classes.iter().cloned());
         out.insts.clear();
         let mut origin = Vec::new();
         let mut deleted = self.deleted.iter().peekable();
@@ -204,6 +214,12 @@ impl Rewrite {
                     clone.operands = vec![Operand::def(self.renamed(dst))];
                     clone
                 }
+                SpillOp::Convert { dst, src } => InstData {
+                    kind: InstKind::Copy,
+                    flags: InstFlags::empty(),
+                    opcode: 0,
+                    operands: vec![Operand::def(self.renamed(dst)), Operand::use_of(self.renamed(src))],
+                },
             };
             out.insts.push(data);
             origin.push(None);

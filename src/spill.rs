@@ -54,12 +54,19 @@ pub struct Spilled {
     pub level: Level,
 }
 
-/// Classes whose registers NVPTX can store to local memory as they are
-/// (`st.local.b16/b32/b64`). Predicates (B1) would need a conversion through
-/// a 16-bit register, and 128-bit registers are not supported at all.
+/// Classes spill code handles: those NVPTX stores to local memory as they
+/// are (`st.local.b16/b32/b64`), and predicates, which go through a 16-bit
+/// register ([`PREDICATE_CLASS`]). 128-bit registers are not supported.
 pub fn is_spillable_class(name: &str) -> bool {
-    matches!(name, "B16" | "B32" | "B64")
+    matches!(name, PREDICATE_CLASS | "B16" | "B32" | "B64")
 }
+
+/// NVPTX's predicate class: no load or store takes one, so a predicate is
+/// spilled as 0 or 1 in a register of [`PREDICATE_CARRIER_CLASS`]
+/// (`selp.b16 %rs, 1, 0, %p` before the store, `setp.ne.b16 %p, %rs, 0`
+/// after the reload), and its slot is that class's.
+pub const PREDICATE_CLASS: &str = "B1";
+pub const PREDICATE_CARRIER_CLASS: &str = "B16";
 
 /// Bytes of a slot for `class`.
 pub fn slot_bytes(name: &str) -> u64 {
@@ -99,12 +106,21 @@ pub struct SpillCounts {
     pub slot_bytes: u64,
 }
 
+/// What a new vreg of spill code holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Temp {
+    /// A reload or rematerialization of this spilled value.
+    Of(VReg),
+    /// A predicate's 0 or 1 on its way to or from a slot, from one
+    /// instruction to the next.
+    PredicateCarrier,
+}
+
 /// Spill code for `spilled` (sorted by value): the edits, with an identity
-/// rename over the original and new vregs, and for each new vreg the value
-/// whose temporary it is.
+/// rename over the original and new vregs, and what each new vreg holds.
 pub struct SpillCode {
     pub rewrite: Rewrite,
-    pub temp_of: Vec<VReg>,
+    pub temps: Vec<Temp>,
     pub counts: SpillCounts,
 }
 
@@ -118,7 +134,7 @@ enum Event {
 pub fn insert_spill_code(f: &Function, original_graph: &InterferenceGraph, spilled: &[Spilled]) -> SpillCode {
     let mut code = SpillCode {
         rewrite: Rewrite::identity(f.num_vregs()),
-        temp_of: Vec::new(),
+        temps: Vec::new(),
         counts: SpillCounts::default(),
     };
     let slot_of = assign_slots(f, original_graph, spilled, &mut code);
@@ -126,7 +142,6 @@ pub fn insert_spill_code(f: &Function, original_graph: &InterferenceGraph, spill
         let events = events_by_block(f, s.value);
         let class = f.class_of(s.value).expect("spilled values have a class");
         let uses: u64 = events.iter().flatten().filter(|e| matches!(e, Event::Use(..))).count() as u64;
-        let slot = slot_of[s.value.index()];
         match s.home {
             Home::Slot => code.counts.reloads_every_use += uses,
             Home::Remat(def) => {
@@ -135,9 +150,13 @@ pub fn insert_spill_code(f: &Function, original_graph: &InterferenceGraph, spill
                 code.rewrite.deleted.push(def);
             }
         }
+        let slot = slot_of[s.value.index()];
+        // Where a predicate has a slot, its 0 or 1 travels in this class.
+        let carrier_class = (f.class_name(class) == PREDICATE_CLASS && slot.is_some())
+            .then(|| code.class_named(f, PREDICATE_CARRIER_CLASS));
         // Lazy: one temporary for the whole function, and the blocks it
         // already holds the value on entry to.
-        let lazy_temp = (s.level == Level::Lazy && uses > 0).then(|| code.new_temp(class, s.value));
+        let lazy_temp = (s.level == Level::Lazy && uses > 0).then(|| code.new_temp(class, Temp::Of(s.value)));
         let available_on_entry = lazy_temp.map(|_| lazy_availability(f, &events));
         for (b, block_events) in events.iter().enumerate() {
             let mut current = lazy_temp.filter(|_| available_on_entry.as_ref().is_some_and(|a| a[b]));
@@ -145,8 +164,13 @@ pub fn insert_spill_code(f: &Function, original_graph: &InterferenceGraph, spill
                 match e {
                     Event::Def(i) => {
                         if let Some(slot) = slot {
-                            let op = SpillOp::Store { slot, src: s.value };
-                            code.rewrite.inserts.push(Insert { place: Place::After(*i), op });
+                            let mut src = s.value;
+                            if let Some(carrier_class) = carrier_class {
+                                let carrier = code.new_temp(carrier_class, Temp::PredicateCarrier);
+                                code.push(Place::After(*i), SpillOp::Convert { dst: carrier, src });
+                                src = carrier;
+                            }
+                            code.push(Place::After(*i), SpillOp::Store { slot, src });
                             code.counts.stores += 1;
                         }
                         current = None;
@@ -155,18 +179,29 @@ pub fn insert_spill_code(f: &Function, original_graph: &InterferenceGraph, spill
                         let temp = match current {
                             Some(temp) if s.level != Level::EveryUse => temp,
                             _ => {
-                                let temp = lazy_temp.unwrap_or_else(|| code.new_temp(class, s.value));
-                                let op = match s.home {
-                                    Home::Slot => {
+                                let temp =
+                                    lazy_temp.unwrap_or_else(|| code.new_temp(class, Temp::Of(s.value)));
+                                let place = Place::Before(*i);
+                                match (s.home, carrier_class) {
+                                    (Home::Slot, Some(carrier_class)) => {
+                                        let carrier = code.new_temp(carrier_class, Temp::PredicateCarrier);
+                                        let slot = slot.expect("a slot");
+                                        code.push(place, SpillOp::Reload { slot, dst: carrier });
+                                        code.push(place, SpillOp::Convert { dst: temp, src: carrier });
                                         code.counts.reloads += 1;
-                                        SpillOp::Reload { slot: slot.expect("a slot"), dst: temp }
                                     }
-                                    Home::Remat(source) => {
+                                    (Home::Slot, None) => {
+                                        code.push(
+                                            place,
+                                            SpillOp::Reload { slot: slot.expect("a slot"), dst: temp },
+                                        );
+                                        code.counts.reloads += 1;
+                                    }
+                                    (Home::Remat(source), _) => {
+                                        code.push(place, SpillOp::Remat { source, dst: temp });
                                         code.counts.remats += 1;
-                                        SpillOp::Remat { source, dst: temp }
                                     }
-                                };
-                                code.rewrite.inserts.push(Insert { place: Place::Before(*i), op });
+                                }
                                 temp
                             }
                         };
@@ -190,12 +225,26 @@ pub fn insert_spill_code(f: &Function, original_graph: &InterferenceGraph, spill
 }
 
 impl SpillCode {
-    fn new_temp(&mut self, class: RegClass, value: VReg) -> VReg {
+    fn new_temp(&mut self, class: RegClass, temp: Temp) -> VReg {
         let v = VReg::new(self.rewrite.rename.len());
         self.rewrite.rename.push(v);
         self.rewrite.new_vregs.push(class);
-        self.temp_of.push(value);
+        self.temps.push(temp);
         v
+    }
+
+    fn push(&mut self, place: Place, op: SpillOp) {
+        self.rewrite.inserts.push(Insert { place, op });
+    }
+
+    /// The class named `name`, added to the rewrite's new classes if `f` has
+    /// none.
+    fn class_named(&mut self, f: &Function, name: &str) -> RegClass {
+        let known = f.class_names.iter().chain(&self.rewrite.new_classes).position(|n| n == name);
+        RegClass::new(known.unwrap_or_else(|| {
+            self.rewrite.new_classes.push(name.to_owned());
+            f.class_names.len() + self.rewrite.new_classes.len() - 1
+        }))
     }
 }
 
@@ -210,20 +259,28 @@ fn assign_slots(
     let mut slot_of = vec![None; f.num_vregs()];
     let mut members: Vec<Vec<VReg>> = Vec::new();
     for s in spilled {
-        let class = f.class_of(s.value).expect("spilled values have a class");
         if s.home != Home::Slot {
             code.counts.remat_values += 1;
             continue;
         }
         code.counts.slot_values += 1;
+        let value_class = f.class_of(s.value).expect("spilled values have a class");
+        let stored_as = match f.class_name(value_class) {
+            PREDICATE_CLASS => PREDICATE_CARRIER_CLASS,
+            name => name,
+        };
+        let class = code.class_named(f, stored_as);
+        // Interference is only known within a class: a predicate and a
+        // 16-bit value never share a slot.
         let shared = (0..members.len()).find(|&k| {
-            code.rewrite.slots[k] == class && members[k].iter().all(|&w| !graph.interferes(w, s.value))
+            f.class_of(members[k][0]) == Some(value_class)
+                && members[k].iter().all(|&w| !graph.interferes(w, s.value))
         });
         let slot = shared.unwrap_or_else(|| {
             code.rewrite.slots.push(class);
             members.push(Vec::new());
             code.counts.slots += 1;
-            code.counts.slot_bytes += slot_bytes(f.class_name(class));
+            code.counts.slot_bytes += slot_bytes(stored_as);
             members.len() - 1
         });
         members[slot].push(s.value);

@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bump on any change to a struct below or to the meaning of a field. */
-#define NVRA_ABI_VERSION 5u
+#define NVRA_ABI_VERSION 6u
 
 /* Sentinel for "no register" / "no tie" in 32-bit index fields. */
 #define NVRA_NONE 0xffffffffu
@@ -197,6 +197,7 @@ typedef enum NvraSpillKind {
   NVRA_SPILL_STORE = 0,  /* store `reg` into `slot` */
   NVRA_SPILL_RELOAD = 1, /* load `slot` into `reg` */
   NVRA_SPILL_REMAT = 2,  /* a clone of `source_inst` (no register inputs) that defines `reg` */
+  NVRA_SPILL_CONVERT = 3, /* `reg` = `src` between a predicate and a 16-bit register (0 or 1) */
 } NvraSpillKind;
 
 /* Spill code, inserted right before (after == 0) or right after original
@@ -212,6 +213,7 @@ typedef struct NvraSpillOp {
   uint32_t reg;
   uint32_t slot;        /* STORE, RELOAD: index into NvraResult::slot_classes */
   uint32_t source_inst; /* REMAT */
+  uint32_t src;         /* CONVERT */
 } NvraSpillOp;
 
 /* Vreg operand `operand` (counting as NvraInst lists them) of instruction
@@ -242,8 +244,12 @@ typedef struct NvraResult {
   uint32_t num_kept_copies;
   const NvraEdgeCopy *edge_copies;
   uint32_t num_edge_copies;
-  /* Register budget mode: vregs to create (class indices, in order), spill
-   * slots to create (the class each holds), spill code and use substitutions. */
+  /* Register budget mode: classes the function had no vreg of, by name
+   * (class indices from NvraFunction::num_classes on), vregs to create (class
+   * indices, in order), spill slots to create (the class each holds), spill
+   * code and use substitutions. */
+  const char *const *new_class_names;
+  uint32_t num_new_classes;
   const uint32_t *new_vreg_classes;
   uint32_t num_new_vregs;
   const uint32_t *slot_classes;
