@@ -7,7 +7,8 @@
 //! a copy's ends one color where it is free) and looks at the nodes left
 //! without a color:
 //! - an original value becomes spilled: rematerialized if an input-free pure
-//!   instruction computes it, else stored to a slot after each def;
+//!   instruction computes it, else stored to a slot after each def; a value
+//!   already spilled stops serving the uses after its def in its block;
 //! - a reload temporary of a spilled value makes that value's reloads more
 //!   local (`spill::Level`);
 //! - a node that cannot be spilled (a value already spilled, a temporary
@@ -62,7 +63,7 @@ pub fn allocate(f: &Function, options: &Options, budget: u32) -> Result<PassOutc
         let mut cost = crate::spill_cost::spill_costs(&w, latency, options.loop_base);
         for (v, c) in cost.iter_mut().enumerate() {
             let spillable = match v.checked_sub(f.num_vregs()).map(|t| code.temps[t]) {
-                None => !fixed[v] && !spilled.contains_key(&VReg::new(v)),
+                None => !fixed[v] && spilled.get(&VReg::new(v)).is_none_or(|s| s.keep_def),
                 Some(Temp::Of(value)) => spilled[&value].level.lower().is_some(),
                 Some(Temp::PredicateCarrier) => false,
             };
@@ -125,13 +126,18 @@ pub fn allocate(f: &Function, options: &Options, budget: u32) -> Result<PassOutc
                 }
             };
             progress |= match victim.index().checked_sub(f.num_vregs()).map(|t| code.temps[t]) {
-                None => {
-                    let home = match spill::remat_source(f, &defs, victim) {
-                        Some(source) if options.remat => Home::Remat(source),
-                        _ => Home::Slot,
-                    };
-                    spilled.insert(victim, Spilled { value: victim, home, level: Level::Lazy }).is_none()
-                }
+                None => match spilled.get_mut(&victim) {
+                    Some(s) => std::mem::replace(&mut s.keep_def, false),
+                    None => {
+                        let home = match spill::remat_source(f, &defs, victim) {
+                            Some(source) if options.remat => Home::Remat(source),
+                            _ => Home::Slot,
+                        };
+                        let keep_def = !spill::only_read_after_local_defs(f, victim);
+                        spilled.insert(victim, Spilled { value: victim, home, level: Level::Lazy, keep_def });
+                        true
+                    }
+                },
                 Some(Temp::Of(value)) => {
                     let s = spilled.get_mut(&value).expect("temporaries belong to spilled values");
                     match s.level.lower() {

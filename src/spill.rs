@@ -4,7 +4,9 @@
 //! instruction before uses (rematerialization) and no slot at all.
 //!
 //! Reloads are placed lazily, right before a use, and each spilled value has
-//! a [`Level`] saying how far one reload may serve later uses. A value starts
+//! a [`Level`] saying how far one reload may serve later uses. At first, uses
+//! that follow a def in its block read the def's register and need no reload
+//! at all ([`Spilled::keep_def`]). A value starts
 //! at [`Level::Lazy`]: one temporary register per value, reloaded only where
 //! a forward "already reloaded on every incoming path" dataflow says it does
 //! not hold the value yet. That can leave the temporary live across a long
@@ -52,6 +54,11 @@ pub struct Spilled {
     pub value: VReg,
     pub home: Home,
     pub level: Level,
+    /// Uses after a def in the def's block read the def's own register
+    /// rather than a reload. That keeps the register live up to the block's
+    /// last such use; if it then fails to color, this is turned off and the
+    /// register lives from the def to its store only.
+    pub keep_def: bool,
 }
 
 /// Classes spill code handles: those NVPTX stores to local memory as they
@@ -157,7 +164,9 @@ pub fn insert_spill_code(f: &Function, original_graph: &InterferenceGraph, spill
         // Lazy: one temporary for the whole function, and the blocks it
         // already holds the value on entry to.
         let lazy_temp = (s.level == Level::Lazy && uses > 0).then(|| code.new_temp(class, Temp::Of(s.value)));
-        let available_on_entry = lazy_temp.map(|_| lazy_availability(f, &events));
+        // A rematerialized value's def is deleted: nothing to read.
+        let reads_def = s.keep_def && s.home == Home::Slot;
+        let available_on_entry = lazy_temp.map(|_| lazy_availability(f, &events, reads_def));
         for (b, block_events) in events.iter().enumerate() {
             let mut current = lazy_temp.filter(|_| available_on_entry.as_ref().is_some_and(|a| a[b]));
             for e in block_events {
@@ -173,11 +182,11 @@ pub fn insert_spill_code(f: &Function, original_graph: &InterferenceGraph, spill
                             code.push(Place::After(*i), SpillOp::Store { slot, src });
                             code.counts.stores += 1;
                         }
-                        current = None;
+                        current = reads_def.then_some(s.value);
                     }
                     Event::Use(i, operands) => {
                         let temp = match current {
-                            Some(temp) if s.level != Level::EveryUse => temp,
+                            Some(held) if held == s.value || s.level != Level::EveryUse => held,
                             _ => {
                                 let temp =
                                     lazy_temp.unwrap_or_else(|| code.new_temp(class, Temp::Of(s.value)));
@@ -289,6 +298,17 @@ fn assign_slots(
     slot_of
 }
 
+/// Whether every use of `v` follows a def of it in the same block: spilled
+/// with `keep_def`, such a value would still be read from its own register
+/// everywhere, and its live range would not shrink at all.
+pub fn only_read_after_local_defs(f: &Function, v: VReg) -> bool {
+    events_by_block(f, v).iter().all(|events| {
+        let first_def = events.iter().position(|e| matches!(e, Event::Def(_)));
+        let first_use = events.iter().position(|e| matches!(e, Event::Use(..)));
+        first_use.is_none_or(|u| first_def.is_some_and(|d| d < u))
+    })
+}
+
 /// Each block's reads and writes of `v`, in order (a read before a write
 /// within one instruction).
 fn events_by_block(f: &Function, v: VReg) -> Vec<Vec<Event>> {
@@ -314,10 +334,20 @@ fn events_by_block(f: &Function, v: VReg) -> Vec<Vec<Event>> {
 
 /// For lazy reloads: whether the value's temporary holds it on entry to each
 /// block, on every path (a forward must-dataflow: a reload makes it hold the
-/// value, a def of the value makes it stale; the entry holds nothing).
-fn lazy_availability(f: &Function, events: &[Vec<Event>]) -> Vec<bool> {
-    let transfer =
-        |b: usize, on_entry: bool| events[b].last().map_or(on_entry, |e| matches!(e, Event::Use(..)));
+/// value, a def of the value makes it stale; the entry holds nothing). With
+/// `reads_def`, uses after a def read the def's register, not a reload.
+fn lazy_availability(f: &Function, events: &[Vec<Event>], reads_def: bool) -> Vec<bool> {
+    let transfer = |b: usize, on_entry: bool| {
+        let mut held = on_entry;
+        let mut after_def = false;
+        for e in &events[b] {
+            match e {
+                Event::Def(_) => (held, after_def) = (false, reads_def),
+                Event::Use(..) => held |= !after_def,
+            }
+        }
+        held
+    };
     let n = f.blocks.len();
     let mut entry = vec![true; n];
     let mut exit: Vec<bool> = (0..n).map(|b| transfer(b, true)).collect();
