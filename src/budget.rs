@@ -11,13 +11,13 @@
 //!   already spilled stops serving the uses after its def in its block;
 //! - a reload temporary of a spilled value makes that value's reloads more
 //!   local (`spill::Level`);
-//! - a node that cannot be spilled (a value already spilled, a temporary
-//!   that lives one instruction, a 128-bit register) makes its cheapest
-//!   spillable neighbour go instead.
+//! - a node that cannot be spilled (a spilled value whose def no longer
+//!   serves other uses, a temporary that lives one instruction, a 128-bit
+//!   register) makes its cheapest spillable neighbour go instead.
 //!
 //! Spill code for all decisions is then regenerated from the original
 //! function, and the next round starts, until a round colors everything.
-//! Every round spills a value or shortens a temporary, so this ends. A
+//! Every round takes one of these finitely many steps, so this ends. A
 //! function with an instruction that needs more than N registers of a class
 //! at once is refused up front; one that still does not fit (too many
 //! values spill code cannot handle live at once) is left as it is.
@@ -206,9 +206,9 @@ fn needs_more_at_once(f: &Function, budget: u32) -> Option<String> {
 }
 
 /// Original values spill code cannot handle: classes with no store
-/// (128-bit registers, frame registers), values never defined (nothing to store), values
-/// defined by a terminator (no place for the store), and operands tied to
-/// another (the tie needs one register on both sides).
+/// (128-bit registers, frame registers), values never defined (nothing to
+/// store), values defined by a terminator (no place for the store), and
+/// operands tied to another (the tie needs one register on both sides).
 fn unspillable_values(f: &Function, defs: &[Vec<Inst>]) -> Vec<bool> {
     let mut fixed: Vec<bool> = (0..f.num_vregs())
         .map(|v| {
