@@ -162,29 +162,17 @@ FlatFunction::FlatFunction(MachineFunction &MF, const MachineLoopInfo &MLI,
   Fn.class_names = ClassNames.data();
 }
 
-/// NVPTX's load/store opcode of that name (the target's opcode enum is not
-/// public).
-static unsigned opcodeNamed(const TargetInstrInfo &TII, StringRef Name) {
-  for (unsigned Opc = 0, E = TII.getNumOpcodes(); Opc != E; ++Opc)
-    if (TII.getName(Opc) == Name)
-      return Opc;
-  report_fatal_error(Twine("nvregalloc: no NVPTX instruction named ") + Name);
-}
+/// The NVPTX instructions spill code is made of, by name: the target's
+/// opcode enum is not public.
+static constexpr const char *SpillOpcodeNames[] = {
+    "LD_i16", "LD_i32", "LD_i64", "ST_i16", "ST_i32", "ST_i64",
+    "SELP_b16ii", "SETP_i16ri"};
 
-// Spill code as NVPTX's instruction selector writes a local load or store:
-//   ST_iN src, sem, scope, addrspace, width, base, offset
-//   LD_iN dst, sem, scope, addrspace, sign, width, used-bytes, base, offset
-// with the slot's frame index as the base; a predicate goes through a 16-bit
-// register on either side (selp.b16 before the store, setp.ne.b16 after the
-// reload). PrologEpilog turns the frame
-// index into the frame register; nvregalloc-local-frame then makes it the
-// local one (%SPL), which a .local access needs.
-void FlatFunction::insertSpillCode(const NvraResult &Result) {
-  MachineRegisterInfo &MRI = MF.getRegInfo();
+std::string FlatFunction::resolveSpillParts(const NvraResult &Result) {
+  if (Result.num_new_classes == 0 && Result.num_spill_ops == 0)
+    return "";
   const TargetRegisterInfo &TRI = *MF.getSubtarget().getRegisterInfo();
   const TargetInstrInfo &TII = *MF.getSubtarget().getInstrInfo();
-  constexpr unsigned LocalAddressSpace = 5, Relaxed = 0, NoScope = 0,
-                     Untyped = 3;
   for (uint32_t K = 0; K != Result.num_new_classes; ++K) {
     StringRef Wanted = Result.new_class_names[K];
     auto Named = [&](const TargetRegisterClass *RC) {
@@ -192,9 +180,34 @@ void FlatFunction::insertSpillCode(const NvraResult &Result) {
     };
     auto It = llvm::find_if(TRI.regclasses(), Named);
     if (It == TRI.regclasses().end())
-      report_fatal_error(Twine("nvregalloc: no register class named ") + Wanted);
+      return ("the target has no register class named " + Wanted).str();
     ClassRCs.push_back(*It);
   }
+  for (StringRef Name : SpillOpcodeNames) {
+    unsigned Opc = 0, E = TII.getNumOpcodes();
+    while (Opc != E && TII.getName(Opc) != Name)
+      ++Opc;
+    if (Opc == E)
+      return ("the target has no instruction named " + Name).str();
+    SpillOpcodes[Name] = Opc;
+  }
+  return "";
+}
+
+// Spill code as NVPTX's instruction selector writes a local load or store:
+//   ST_iN src, sem, scope, addrspace, width, base, offset
+//   LD_iN dst, sem, scope, addrspace, sign, width, used-bytes, base, offset
+// with the slot's frame index as the base; a predicate goes through a 16-bit
+// register on either side (selp.b16 before the store, setp.ne.b16 after the
+// reload). PrologEpilog turns the frame index into the frame register;
+// nvregalloc-local-frame then makes it the local one (%SPL), which a .local
+// access needs.
+void FlatFunction::insertSpillCode(const NvraResult &Result) {
+  MachineRegisterInfo &MRI = MF.getRegInfo();
+  const TargetRegisterInfo &TRI = *MF.getSubtarget().getRegisterInfo();
+  const TargetInstrInfo &TII = *MF.getSubtarget().getInstrInfo();
+  constexpr unsigned LocalAddressSpace = 5, Relaxed = 0, NoScope = 0,
+                     Untyped = 3;
   for (uint32_t K = 0; K != Result.num_new_vregs; ++K)
     MRI.createVirtualRegister(ClassRCs[Result.new_vreg_classes[K]]);
   SmallVector<int, 8> SlotFI;
@@ -209,13 +222,7 @@ void FlatFunction::insertSpillCode(const NvraResult &Result) {
     Insts[S.inst]->getOperand(OperandIndexInMI[Flat]).setReg(
         Register::index2VirtReg(S.vreg));
   }
-  StringMap<unsigned> Opcodes; // by name, looked up once each
-  auto Opcode = [&](const std::string &Name) {
-    auto [It, New] = Opcodes.try_emplace(Name, 0);
-    if (New)
-      It->second = opcodeNamed(TII, Name);
-    return It->second;
-  };
+  auto Opcode = [&](StringRef Name) { return SpillOpcodes.lookup(Name); };
   DenseMap<const MachineInstr *, MachineInstr *> LastAfter;
   for (uint32_t K = 0; K != Result.num_spill_ops; ++K) {
     const NvraSpillOp &Op = Result.spill_ops[K];

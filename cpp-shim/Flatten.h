@@ -10,6 +10,8 @@
 
 #include "nvregalloc.h"
 
+#include "llvm/ADT/StringMap.h"
+
 #include <string>
 #include <vector>
 
@@ -32,6 +34,11 @@ public:
   const NvraFunction &abi() const { return Fn; }
   llvm::MachineInstr *instruction(uint32_t Index) const { return Insts[Index]; }
 
+  /// Finds the register classes and instructions \p Result's spill code
+  /// needs; returns what the target lacks (nothing: empty), before anything
+  /// is changed. apply() needs it to have succeeded.
+  std::string resolveSpillParts(const NvraResult &Result);
+
   /// Creates the new vregs and spill slots, substitutes uses, inserts spill
   /// code, rematerializes, renames, inserts edge copies and erases as
   /// \p Result says. Returns true if the function changed.
@@ -51,6 +58,7 @@ private:
   std::vector<llvm::MachineInstr *> Insts;
   std::vector<llvm::MachineBasicBlock *> BlockPtrs;
   NvraFunction Fn{};
+  llvm::StringMap<unsigned> SpillOpcodes;
 
   void insertSpillCode(const NvraResult &Result);
 };

@@ -124,6 +124,13 @@ bool runCorePass(MachineFunction &MF, MachineFunctionPass &P,
   std::unique_ptr<NvraResult, ResultDeleter> Result(
       nvra_run_pass(&Flat.abi(), &WithTarget, Which));
   LLVMContext &Ctx = MF.getFunction().getContext();
+  auto LeaveUnchanged = [&](const Twine &Why) {
+    Ctx.diagnose(DiagnosticInfoGeneric(Twine(PassArg) + ": function '" +
+                                           MF.getName() +
+                                           "' left unchanged: " + Why,
+                                       DS_Warning));
+    return false;
+  };
 
   switch (Result->status) {
   case NVRA_STATUS_OK:
@@ -133,12 +140,11 @@ bool runCorePass(MachineFunction &MF, MachineFunctionPass &P,
         Twine(PassArg) + ": " + Result->message, DS_Error));
     return false;
   default:
-    Ctx.diagnose(DiagnosticInfoGeneric(
-        Twine(PassArg) + ": function '" + MF.getName() +
-            "' left unchanged: " + Result->message,
-        DS_Warning));
-    return false;
+    return LeaveUnchanged(Result->message);
   }
+  std::string Missing = Flat.resolveSpillParts(*Result);
+  if (!Missing.empty())
+    return LeaveUnchanged(Missing);
 
   auto &ORE = P.getAnalysis<MachineOptimizationRemarkEmitterPass>().getORE();
   const MachineBasicBlock &Entry = MF.front();
