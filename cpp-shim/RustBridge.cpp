@@ -29,6 +29,14 @@ static cl::opt<unsigned, false, PositiveParser<unsigned>> K(
     cl::desc("Colors the conservative coalescing and Briggs tests assume (K)"),
     cl::init(15));
 
+static cl::opt<uint64_t> GraphLimit(
+    "nvregalloc-graph-limit",
+    cl::desc("Interference graph entries (a def met with a live value of its "
+             "class) a pass may build per function; past them coloring goes "
+             "graph-free and the other passes leave the function as it is "
+             "(0: never build a graph)"),
+    cl::init(1000000));
+
 static cl::opt<bool> Verify(
     "nvregalloc-verify",
     cl::desc("Check every rewrite with the independent checker; a rejected "
@@ -58,6 +66,7 @@ NvraOptions sharedOptions() {
   O.abi_version = NVRA_ABI_VERSION;
   O.sizeof_options = sizeof(NvraOptions);
   O.k = K;
+  O.graph_limit = GraphLimit;
   O.verify = Verify;
   O.fault = InjectFault;
   O.report_path = ReportPath.empty() ? nullptr : ReportPath.c_str();
@@ -148,6 +157,11 @@ bool runCorePass(MachineFunction &MF, MachineFunctionPass &P,
 
   auto &ORE = P.getAnalysis<MachineOptimizationRemarkEmitterPass>().getORE();
   const MachineBasicBlock &Entry = MF.front();
+  if (*Result->message)
+    ORE.emit([&] {
+      return MachineOptimizationRemarkMissed(PassArg, "Note", DebugLoc(), &Entry)
+             << "function " << MF.getName() << ": " << Result->message;
+    });
   for (uint32_t I = 0; I != Result->num_kept_copies; ++I) {
     const NvraKeptCopy &Kept = Result->kept_copies[I];
     const MachineInstr *MI = Flat.instruction(Kept.inst);

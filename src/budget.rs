@@ -31,7 +31,7 @@ use crate::function::{Function, Inst, InstKind, VReg};
 use crate::interference::InterferenceGraph;
 use crate::liveness::Liveness;
 use crate::options::Options;
-use crate::rewrite::{PassOutcome, PhaseTimes, Stat};
+use crate::rewrite::{Method, PassOutcome, PhaseTimes, Stat};
 use crate::spill::{self, Home, Level, Spilled, Temp};
 
 /// Rounds before giving up; real functions need a handful.
@@ -44,7 +44,11 @@ pub fn allocate(f: &Function, options: &Options, budget: u32) -> Result<PassOutc
     let mut phases = PhaseTimes::default();
     let colored = Options { k: budget, ..options.clone() };
     let liveness = phases.time("liveness", || Liveness::compute(f));
-    let original_graph = phases.time("interference", || InterferenceGraph::build(f, &liveness));
+    let built = phases.time("interference", || InterferenceGraph::build_within(f, &liveness, options.graph_limit));
+    let original_graph = match built {
+        Ok(graph) => graph,
+        Err(census) => return Ok(PassOutcome::guarded(f, &census, options.graph_limit, phases)),
+    };
     let latency = options.spill_latency.unwrap_or_else(|| {
         crate::spill_cost::estimated_latency(original_graph.max_live.iter().map(|&m| u64::from(m)).sum())
     });
@@ -56,7 +60,11 @@ pub fn allocate(f: &Function, options: &Options, budget: u32) -> Result<PassOutc
         let code = phases.time("spill code", || spill::insert_spill_code(f, &original_graph, &decisions));
         let (w, origin) = code.rewrite.apply(f);
         let live = phases.time("liveness", || Liveness::compute(&w));
-        let graph = phases.time("interference", || InterferenceGraph::build(&w, &live));
+        let built = phases.time("interference", || InterferenceGraph::build_within(&w, &live, options.graph_limit));
+        let graph = match built {
+            Ok(graph) => graph,
+            Err(census) => return Ok(PassOutcome::guarded(f, &census, options.graph_limit, phases)),
+        };
         let nodes = referenced_vregs(&w);
         let copies: Vec<(VReg, VReg)> =
             (0..w.insts.len()).filter_map(|i| w.copy_pair(Inst::new(i))).collect();
@@ -91,7 +99,7 @@ pub fn allocate(f: &Function, options: &Options, budget: u32) -> Result<PassOutc
             );
             rewrite.deleted.sort_unstable();
             rewrite.deleted.dedup();
-            let mut stats = coloring_stats(&w, &graph, &nodes, &coloring, &rewrite);
+            let mut stats = coloring_stats(&w, &graph.max_live, &nodes, &coloring, &rewrite);
             let c = code.counts;
             stats.extend(
                 [
@@ -106,10 +114,18 @@ pub fn allocate(f: &Function, options: &Options, budget: u32) -> Result<PassOutc
                     (c"remats-every-use", c.remats_every_use),
                     (c"spill-slots", c.slots),
                     (c"spill-slot-bytes", c.slot_bytes),
+                    (c"graph-entries", graph.entries),
                 ]
                 .map(|(name, value)| Stat { name, value }),
             );
-            return Ok(PassOutcome { rewrite, stats, kept_copies: Vec::new(), phases });
+            return Ok(PassOutcome {
+                rewrite,
+                stats,
+                kept_copies: Vec::new(),
+                phases,
+                method: Some(Method::Graph),
+                note: None,
+            });
         }
         let mut progress = false;
         for &u in &coloring.spilled {

@@ -3,13 +3,16 @@
 //! before.
 //!
 //! It shares no analysis with the passes it checks. It runs a forward
-//! dataflow over the original function, tracking for every location (a
-//! register of the rewritten function) which original vregs currently hold
-//! the value that is in it. An instruction that reads `v` is correct if the
-//! location `v` was renamed to holds `v`'s value on every path to it. At
-//! joins the sets intersect; the function's entry and blocks no path reaches
-//! start with every location holding all the vregs renamed to it (values read
-//! there without a def are undefined in the original too).
+//! dataflow over the original function that sorts original vregs and
+//! locations (registers of the rewritten function) into classes of one
+//! value: on every path to the current point, the vregs of a class hold the
+//! same value and so do its locations. An instruction that reads `v` is
+//! correct if the location `v` was renamed to is in `v`'s class. At joins
+//! two things stay together only if they were together on both paths; the
+//! function's entry and blocks no path reaches start with every location
+//! holding all the vregs renamed to it (values read there without a def are
+//! undefined in the original too). Classes rather than (location, vreg)
+//! pairs keep the cost linear where one value has many copies.
 //!
 //! Spill code adds locations: each spill slot is one, after the registers. A
 //! store makes its slot hold what its register holds, a reload the reverse,
@@ -48,91 +51,89 @@ fn error<T>(inst: Option<Inst>, message: String) -> Result<T, CheckError> {
     Err(CheckError { inst, message })
 }
 
-/// Which original vregs' current values each location holds, as sorted
-/// `(location, original vreg)` pairs: holder sets are tiny, and a flat vector
-/// is cheap to copy at every block.
+/// A class of one value.
+type Class = u32;
+
+/// The classes of the original vregs and locations whose value is known.
+/// Anything absent holds no value the checker knows.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct State {
-    pairs: Vec<(VReg, VReg)>,
+    vreg: FxHashMap<VReg, Class>,
+    location: FxHashMap<VReg, Class>,
+    next: Class,
 }
 
 impl State {
     fn holds(&self, location: VReg, v: VReg) -> bool {
-        self.pairs.binary_search(&(location, v)).is_ok()
+        self.location.get(&location).is_some_and(|c| self.vreg.get(&v) == Some(c))
     }
 
-    fn range(&self, location: VReg) -> std::ops::Range<usize> {
-        let start = self.pairs.partition_point(|&(l, _)| l < location);
-        let end = self.pairs.partition_point(|&(l, _)| l <= location);
-        start..end
+    fn class_at(&self, location: VReg) -> Option<Class> {
+        self.location.get(&location).copied()
     }
 
-    /// The original vregs `location` holds.
-    fn holders(&self, location: VReg) -> Vec<VReg> {
-        self.pairs[self.range(location)].iter().map(|&(_, v)| v).collect()
+    fn class_of(&self, v: VReg) -> Option<Class> {
+        self.vreg.get(&v).copied()
     }
 
-    fn add(&mut self, location: VReg, v: VReg) {
-        if let Err(at) = self.pairs.binary_search(&(location, v)) {
-            self.pairs.insert(at, (location, v));
-        }
+    fn fresh(&mut self) -> Class {
+        self.next += 1;
+        self.next - 1
     }
 
-    /// `location` was written: it now holds exactly `values` (sorted, unique).
-    fn set(&mut self, location: VReg, values: &[VReg]) {
-        let range = self.range(location);
-        self.pairs.splice(range, values.iter().map(|&v| (location, v)));
+    /// `location` now holds the value of `class` (`None`: an unknown one).
+    fn put(&mut self, location: VReg, class: Option<Class>) {
+        match class {
+            Some(c) => self.location.insert(location, c),
+            None => self.location.remove(&location),
+        };
     }
 
-    /// `location` was written with `original`'s current value on behalf of
-    /// `copy`, and `value` are the vregs known to hold that value. If the
-    /// location already held it (it shares a holder), its holders stay.
-    /// Every other location holding `original` now holds `copy` too.
-    fn copy_value(&mut self, location: VReg, copy: VReg, original: VReg, mut value: Vec<VReg>) {
-        let already = self.holders(location);
-        if already.iter().any(|v| value.contains(v)) {
-            value.extend(already);
-        }
-        if copy == original {
-            // No value changes; the location now holds the source's too.
-            value.sort_unstable();
-            value.dedup();
-            self.set(location, &value);
-            return;
-        }
-        self.forget(copy);
-        value.retain(|&v| v != copy);
-        value.push(copy);
-        value.sort_unstable();
-        value.dedup();
-        self.set(location, &value);
-        self.alias(copy, original);
+    /// `v` now holds the value of `class` (`None`: an unknown one).
+    fn assign(&mut self, v: VReg, class: Option<Class>) {
+        match class {
+            Some(c) => self.vreg.insert(v, c),
+            None => self.vreg.remove(&v),
+        };
     }
 
-    /// `copy` was just given `original`'s value: every location holding
-    /// `original` holds `copy` too.
-    fn alias(&mut self, copy: VReg, original: VReg) {
-        let locations: Vec<VReg> =
-            self.pairs.iter().filter(|&&(_, o)| o == original).map(|&(l, _)| l).collect();
-        for location in locations {
-            self.add(location, copy);
-        }
-    }
-
-    /// `v` was redefined: no location holds its value any more.
-    fn forget(&mut self, v: VReg) {
-        self.pairs.retain(|&(_, o)| o != v);
-    }
-
-    fn meet(&mut self, other: &State) {
-        let theirs = &other.pairs;
-        let mut j = 0;
-        self.pairs.retain(|pair| {
-            while j < theirs.len() && theirs[j] < *pair {
-                j += 1;
+    /// The class of `v`, made if `v`'s value was unknown (it is known to be
+    /// itself).
+    fn class_of_or_fresh(&mut self, v: VReg) -> Class {
+        match self.class_of(v) {
+            Some(c) => c,
+            None => {
+                let c = self.fresh();
+                self.vreg.insert(v, c);
+                c
             }
-            j < theirs.len() && theirs[j] == *pair
-        });
+        }
+    }
+
+    /// What holds together on both paths: two things share a class if they
+    /// shared one in `self` and one in `other`.
+    fn meet(&mut self, other: &State) {
+        let mut pairs: FxHashMap<(Class, Class), Class> = FxHashMap::default();
+        let mut next = 0;
+        let mut both = |mine: Class, theirs: Class| {
+            *pairs.entry((mine, theirs)).or_insert_with(|| {
+                next += 1;
+                next - 1
+            })
+        };
+        let mut vreg = FxHashMap::default();
+        for (&v, &c) in &self.vreg {
+            if let Some(&d) = other.vreg.get(&v) {
+                vreg.insert(v, both(c, d));
+            }
+        }
+        let mut location = FxHashMap::default();
+        for (&l, &c) in &self.location {
+            if let Some(&d) = other.location.get(&l) {
+                location.insert(l, both(c, d));
+            }
+        }
+        *self = Self { vreg, location, next };
     }
 
     /// Keeps only what a later instruction can consult: values still live,
@@ -140,14 +141,26 @@ impl State {
     /// is written before it is read. (Forgetting is always safe: the checker
     /// then knows less and can only refuse more.) With spill code, values
     /// also wait in slots and temporaries, so every location is kept.
+    /// Classes are then numbered in a canonical order, so that equal states
+    /// compare equal.
     fn keep_only(&mut self, live: &[VReg], rewrite: &Rewrite) {
-        if !rewrite.inserts.is_empty() {
-            self.pairs.retain(|(_, v)| live.binary_search(v).is_ok());
-            return;
+        self.vreg.retain(|v, _| live.binary_search(v).is_ok());
+        if rewrite.inserts.is_empty() {
+            let locations: FxHashSet<VReg> = live.iter().map(|&v| rewrite.renamed(v)).collect();
+            self.location.retain(|l, _| locations.contains(l));
         }
-        let mut locations: Vec<VReg> = live.iter().map(|&v| rewrite.renamed(v)).collect();
+        let mut vregs: Vec<(VReg, Class)> = self.vreg.iter().map(|(&v, &c)| (v, c)).collect();
+        let mut locations: Vec<(VReg, Class)> = self.location.iter().map(|(&l, &c)| (l, c)).collect();
+        vregs.sort_unstable();
         locations.sort_unstable();
-        self.pairs.retain(|(l, v)| live.binary_search(v).is_ok() && locations.binary_search(l).is_ok());
+        let mut renumber: FxHashMap<Class, Class> = FxHashMap::default();
+        let mut canonical = |c: Class| {
+            let next = renumber.len() as Class;
+            *renumber.entry(c).or_insert(next)
+        };
+        self.vreg = vregs.into_iter().map(|(v, c)| (v, canonical(c))).collect();
+        self.location = locations.into_iter().map(|(l, c)| (l, canonical(c))).collect();
+        self.next = renumber.len() as Class;
     }
 }
 
@@ -168,7 +181,9 @@ pub fn check(original: &Function, rewrite: &Rewrite) -> Result<(), CheckError> {
         let mut state = if b.index() == 0 || preds.is_empty() {
             let mut s = State::default();
             for &v in &live_in[b.index()] {
-                s.add(rewrite.renamed(v), v);
+                let class = s.class_at(rewrite.renamed(v)).unwrap_or_else(|| s.fresh());
+                s.put(rewrite.renamed(v), Some(class));
+                s.assign(v, Some(class));
             }
             s
         } else {
@@ -216,8 +231,7 @@ pub fn check(original: &Function, rewrite: &Rewrite) -> Result<(), CheckError> {
 /// its source holds.
 fn run_edge_copies(rewrite: &Rewrite, b: Block, state: &mut State) {
     for copy in rewrite.edge_copies_of(b) {
-        let holders = state.holders(copy.src);
-        state.set(copy.dst, &holders);
+        state.put(copy.dst, state.class_at(copy.src));
     }
 }
 
@@ -231,34 +245,18 @@ fn run_spill_code(
     let at = |v: VReg| rewrite.renamed(v);
     for insert in rewrite.inserts_at(place) {
         match insert.op {
-            SpillOp::Store { slot, src } => {
-                let holders = state.holders(at(src));
-                state.set(ctx.slot_location(slot), &holders);
-            }
-            SpillOp::Reload { slot, dst } => {
-                let holders = state.holders(ctx.slot_location(slot));
-                state.set(at(dst), &holders);
-            }
-            SpillOp::Convert { dst, src } => {
-                let holders = state.holders(at(src));
-                state.set(at(dst), &holders);
-            }
+            SpillOp::Store { slot, src } => state.put(ctx.slot_location(slot), state.class_at(at(src))),
+            SpillOp::Reload { slot, dst } => state.put(at(dst), state.class_at(ctx.slot_location(slot))),
+            SpillOp::Convert { dst, src } => state.put(at(dst), state.class_at(at(src))),
             SpillOp::Remat { source, dst } => {
                 let data = ctx.f.inst(source);
                 let value = data.operands.first().map(|o| o.vreg);
                 match value {
                     Some(v) if is_pure_constant(data) && ctx.defs_per_vreg[v.index()] == 1 => {
-                        // Whatever is known equal to `v` (held with it) is
-                        // equal to the recomputed value too.
-                        let mut equal = vec![v];
-                        for location in
-                            state.pairs.iter().filter(|&&(_, o)| o == v).map(|&(l, _)| l).collect::<Vec<_>>()
-                        {
-                            equal.extend(state.holders(location));
-                        }
-                        equal.sort_unstable();
-                        equal.dedup();
-                        state.set(at(dst), &equal);
+                        // The recomputed value is `v`'s, and so equal to
+                        // whatever is known equal to `v`.
+                        let class = state.class_of_or_fresh(v);
+                        state.put(at(dst), Some(class));
                     }
                     _ => {
                         return error(
@@ -292,26 +290,34 @@ fn take_edge(
 ) -> Result<State, CheckError> {
     let deleted = |i: Inst| rewrite.deleted.binary_search(&i).is_ok();
     let phis: Vec<Inst> = f.phis(to).collect();
-    let results: Vec<VReg> = phis.iter().flat_map(|&i| f.defs(i)).collect();
-    let not_result = |v: &VReg| !results.contains(v);
-    // Read everything first: (phi, result, incoming operand if it reads one).
-    let mut aliases: Vec<(VReg, Vec<VReg>)> = Vec::new();
-    let mut writes: Vec<(VReg, Vec<VReg>)> = Vec::new();
+    // Read everything first: the class each PHI's result takes, and for a
+    // kept PHI, the register it writes.
+    let mut aliases: Vec<(VReg, Option<Class>)> = Vec::new();
+    let mut writes: Vec<(VReg, VReg, Option<Class>)> = Vec::new();
+    let mut written: FxHashSet<VReg> = FxHashSet::default();
+    let mut state = exit.clone();
     for &i in &phis {
         let data = f.inst(i);
         let Some(result) = data.operands.iter().find(|o| o.is_def()).map(|o| o.vreg) else { continue };
         let operand = data.operands.iter().find(|o| !o.is_def() && o.incoming == Some(from));
         let value = operand.filter(|o| o.reads()).map(|o| o.vreg);
         if deleted(i) {
-            let locations = match value {
-                Some(v) => exit.pairs.iter().filter(|&&(_, o)| o == v).map(|&(l, _)| l).collect(),
+            let class = match value {
+                Some(v) => exit.class_of(v),
                 // Undefined: whatever the result's register holds will do.
-                None => vec![rewrite.renamed(result)],
+                None => {
+                    let location = rewrite.renamed(result);
+                    Some(state.class_at(location).unwrap_or_else(|| {
+                        let c = state.fresh();
+                        state.put(location, Some(c));
+                        c
+                    }))
+                }
             };
-            aliases.push((result, locations));
+            aliases.push((result, class));
             continue;
         }
-        let mut holders = match value {
+        let class = match value {
             Some(v) if !exit.holds(rewrite.renamed(v), v) => {
                 return error(
                     Some(i),
@@ -321,30 +327,21 @@ fn take_edge(
                     ),
                 );
             }
-            Some(v) => exit.holders(rewrite.renamed(v)),
-            None => Vec::new(),
+            Some(v) => exit.class_of(v),
+            None => Some(state.fresh()),
         };
-        holders.retain(not_result);
-        holders.push(result);
-        holders.sort_unstable();
-        holders.dedup();
-        if writes.iter().any(|(l, _)| *l == rewrite.renamed(result)) {
+        if !written.insert(rewrite.renamed(result)) {
             return error(Some(i), format!("two PHIs write {:?}", rewrite.renamed(result)));
         }
-        writes.push((rewrite.renamed(result), holders));
+        writes.push((rewrite.renamed(result), result, class));
     }
     // The results' values from the previous time round are gone.
-    let mut state = exit.clone();
-    for &r in &results {
-        state.forget(r);
+    for (result, class) in aliases {
+        state.assign(result, class);
     }
-    for (result, locations) in aliases {
-        for location in locations {
-            state.add(location, result);
-        }
-    }
-    for (location, holders) in writes {
-        state.set(location, &holders);
+    for (location, result, class) in writes {
+        state.put(location, class);
+        state.assign(result, class);
     }
     Ok(state)
 }
@@ -460,7 +457,9 @@ fn step(
             _ => return error(Some(i), "rematerialized an instruction that is not a plain copy".into()),
         };
         // The constant is the source's current value: as if copied from it.
-        state.copy_value(at(dst), dst, src, vec![src]);
+        let class = state.class_of_or_fresh(src);
+        state.put(at(dst), Some(class));
+        state.assign(dst, Some(class));
         return Ok(());
     }
 
@@ -470,7 +469,7 @@ fn step(
             return error(Some(i), "deleted an instruction that has effects or inputs".into());
         }
         for o in &data.operands {
-            state.forget(o.vreg);
+            state.assign(o.vreg, None);
         }
         return Ok(());
     }
@@ -484,10 +483,7 @@ fn step(
         if location[0] != location[1] {
             return error(Some(i), format!("deleted copy {dst:?} <- {src:?} joins two different registers"));
         }
-        if dst != src {
-            state.forget(dst);
-            state.alias(dst, src);
-        }
+        state.assign(dst, state.class_of(src));
         return Ok(());
     }
 
@@ -511,16 +507,16 @@ fn step(
     // fresh value.
     if let (InstKind::Copy, [d, s]) = (data.kind, data.operands.as_slice()) {
         if d.is_def() && s.reads() {
-            let source_holders = state.holders(location[1]);
-            state.copy_value(at(d.vreg), d.vreg, s.vreg, source_holders);
+            let class = state.class_at(location[1]);
+            state.put(at(d.vreg), class);
+            state.assign(d.vreg, class);
             return Ok(());
         }
     }
     for &d in &defs {
-        state.forget(d);
-    }
-    for &d in &defs {
-        state.set(at(d), &[d]);
+        let class = state.fresh();
+        state.put(at(d), Some(class));
+        state.assign(d, Some(class));
     }
     Ok(())
 }

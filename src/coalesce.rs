@@ -27,7 +27,7 @@ use crate::function::{Block, Function, Inst, InstFlags, InstKind, VReg};
 use crate::interference::InterferenceGraph;
 use crate::liveness::Liveness;
 use crate::options::{CoalesceMode, Options};
-use crate::rewrite::{KeptCopy, PassOutcome, PhaseTimes, Remat, Rewrite, Stat};
+use crate::rewrite::{KeptCopy, Method, PassOutcome, PhaseTimes, Remat, Rewrite, Stat};
 use crate::union_find::VRegSets;
 
 /// Why a copy survived coalescing.
@@ -121,7 +121,14 @@ pub fn conservative_test(graph: &InterferenceGraph, u: VReg, v: VReg, options: &
 pub fn coalesce(f: &Function, options: &Options) -> PassOutcome {
     let mut phases = PhaseTimes::default();
     let liveness = phases.time("liveness", || Liveness::compute(f));
-    let mut graph = phases.time("interference", || InterferenceGraph::build(f, &liveness));
+    let built = phases.time("interference", || InterferenceGraph::build_within(f, &liveness, options.graph_limit));
+    let mut graph = match built {
+        Ok(graph) => graph,
+        // After stock, stock's coalescing stands. (Replace-stock loses it:
+        // the color pass's graph-free path gives copy ends one register
+        // where their live ranges allow.)
+        Err(census) => return PassOutcome::guarded(f, &census, options.graph_limit, phases),
+    };
     let worklist_start = std::time::Instant::now();
     let weights = vreg_weights(f);
 
@@ -241,12 +248,13 @@ pub fn coalesce(f: &Function, options: &Options) -> PassOutcome {
         (c"kept-conservative", count(KeepReason::Conservative)),
         (c"kept-copy-limit", count(KeepReason::CopyLimit)),
         (c"kept-coalesce-limit", count(KeepReason::CoalesceLimit)),
+        (c"graph-entries", graph.entries),
     ]
     .map(|(name, value)| Stat { name, value })
     .to_vec();
     let kept_copies =
         kept.into_iter().map(|(inst, reason)| KeptCopy { inst, reason: reason.describe() }).collect();
-    PassOutcome { rewrite, stats, kept_copies, phases }
+    PassOutcome { rewrite, stats, kept_copies, phases, method: Some(Method::Graph), note: None }
 }
 
 /// Copies whose source and destination the rewrite maps to one register.

@@ -471,7 +471,7 @@ pub fn color_representatives(f: &Function, coloring: &Coloring) -> Vec<VReg> {
 /// Figures of a coloring of `f`, overall and per class.
 pub fn coloring_stats(
     f: &Function,
-    graph: &InterferenceGraph,
+    max_live: &[u32],
     nodes: &[VReg],
     coloring: &Coloring,
     rewrite: &crate::rewrite::Rewrite,
@@ -485,15 +485,15 @@ pub fn coloring_stats(
     let mut stats = [
         (c"vregs-before", nodes.len() as u64),
         (c"vregs-after", colors.iter().map(|&c| u64::from(c)).sum()),
-        (c"max-live", graph.max_live.iter().map(|&m| u64::from(m)).sum()),
+        (c"max-live", max_live.iter().map(|&m| u64::from(m)).sum()),
         (c"copies-deleted", rewrite.deleted.len() as u64),
-        (c"classes-above-max-live", colors.iter().zip(&graph.max_live).filter(|(c, m)| c > m).count() as u64),
+        (c"classes-above-max-live", colors.iter().zip(max_live).filter(|(c, m)| c > m).count() as u64),
     ]
     .map(|(name, value)| Stat { name, value })
     .to_vec();
     for (class, name) in f.class_names.iter().enumerate() {
         let figures =
-            [("vregs", vregs[class]), ("colors", colors[class]), ("max-live", graph.max_live[class])];
+            [("vregs", vregs[class]), ("colors", colors[class]), ("max-live", max_live[class])];
         for (prefix, value) in figures {
             stats.push(Stat {
                 name: crate::rewrite::stat_name(&format!("{prefix}-{name}")),
@@ -504,33 +504,48 @@ pub fn coloring_stats(
     stats
 }
 
-/// The rename-mode pass: every color becomes one register.
+/// The rename-mode pass: every color becomes one register. Briggs on the
+/// interference graph while it stays within `-nvregalloc-graph-limit`, else
+/// the graph-free sweep over live ranges (`linear_scan`).
 pub fn color(f: &Function, options: &Options) -> crate::rewrite::PassOutcome {
-    use crate::rewrite::{PassOutcome, PhaseTimes, Rewrite};
+    use crate::rewrite::{Method, PassOutcome, PhaseTimes, Rewrite};
     let mut phases = PhaseTimes::default();
     let liveness = phases.time("liveness", || crate::liveness::Liveness::compute(f));
-    let graph = phases.time("interference", || InterferenceGraph::build(f, &liveness));
+    let built = phases.time("interference", || InterferenceGraph::build_within(f, &liveness, options.graph_limit));
     let nodes = referenced_vregs(f);
-    let copies: Vec<(VReg, VReg)> =
-        (0..f.insts.len()).filter_map(|i| f.copy_pair(crate::function::Inst::new(i))).collect();
-    let coloring = phases.time("briggs", || {
-        let cost = crate::spill_cost::spill_costs(f, crate::spill_cost::L1_LATENCY, options.loop_base);
-        let mut coloring = Briggs::new(&graph, options, &cost, &nodes, &copies).run(None);
-        improve_classes_above_max_live(f, &graph, &nodes, &copies, &mut coloring);
-        coloring
-    });
+    let (coloring, max_live, entries, method) = match built {
+        Ok(graph) => {
+            let copies: Vec<(VReg, VReg)> =
+                (0..f.insts.len()).filter_map(|i| f.copy_pair(crate::function::Inst::new(i))).collect();
+            let coloring = phases.time("briggs", || {
+                let cost = crate::spill_cost::spill_costs(f, crate::spill_cost::L1_LATENCY, options.loop_base);
+                let mut coloring = Briggs::new(&graph, options, &cost, &nodes, &copies).run(None);
+                improve_classes_above_max_live(f, &graph, &nodes, &copies, &mut coloring);
+                coloring
+            });
+            if let Some(dir) = &options.dot_dir {
+                if let Err(e) = crate::dot::write(dir, f, &graph, &coloring, &copies) {
+                    eprintln!(
+                        "warning: nvregalloc: cannot write the graph of {} to {}: {e}",
+                        f.name,
+                        dir.display()
+                    );
+                }
+            }
+            (coloring, graph.max_live, graph.entries, Method::Graph)
+        }
+        Err(census) => {
+            let coloring = phases.time("linear scan", || crate::linear_scan::color(f, &liveness, &nodes));
+            (coloring, census.max_live, census.graph_entries, Method::GraphFree)
+        }
+    };
 
     let mut rewrite = Rewrite::identity(f.num_vregs());
     rewrite.rename = color_representatives(f, &coloring);
     rewrite.deleted = crate::coalesce::deletable_copies(f, &rewrite);
-    if let Some(dir) = &options.dot_dir {
-        if let Err(e) = crate::dot::write(dir, f, &graph, &coloring, &copies) {
-            eprintln!("warning: nvregalloc: cannot write the graph of {} to {}: {e}", f.name, dir.display());
-        }
-    }
-
-    let stats = coloring_stats(f, &graph, &nodes, &coloring, &rewrite);
-    PassOutcome { rewrite, stats, kept_copies: Vec::new(), phases }
+    let mut stats = coloring_stats(f, &max_live, &nodes, &coloring, &rewrite);
+    stats.push(crate::rewrite::Stat { name: c"graph-entries", value: entries });
+    PassOutcome { rewrite, stats, kept_copies: Vec::new(), phases, method: Some(method), note: None }
 }
 #[cfg(test)]
 mod tests {

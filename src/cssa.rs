@@ -30,7 +30,7 @@ use crate::function::{Block, Function, Inst, VReg};
 use crate::interference::InterferenceGraph;
 use crate::liveness::Liveness;
 use crate::options::Options;
-use crate::rewrite::{EdgeCopy, PassOutcome, Rewrite, Stat};
+use crate::rewrite::{EdgeCopy, Method, PassOutcome, Rewrite, Stat};
 use crate::union_find::VRegSets;
 
 /// One PHI: its result and, per predecessor, the operand read from it.
@@ -175,7 +175,14 @@ pub fn coalesce_phis(f: &Function, options: &Options) -> PassOutcome {
         return outcome;
     }
     let liveness = outcome.phases.time("liveness", || Liveness::compute(f));
-    let graph = outcome.phases.time("interference", || InterferenceGraph::build(f, &liveness));
+    let built =
+        outcome.phases.time("interference", || InterferenceGraph::build_within(f, &liveness, options.graph_limit));
+    let graph = match built {
+        Ok(graph) => graph,
+        // PHI elimination lowers the PHIs as it does without this pass.
+        Err(census) => return PassOutcome::guarded(f, &census, options.graph_limit, outcome.phases),
+    };
+    outcome.method = Some(Method::Graph);
 
     // Hot PHIs first: they get first pick of the operands they can absorb.
     phis.sort_by(|a, b| f.block(b.block).frequency.total_cmp(&f.block(a.block).frequency));
@@ -242,6 +249,7 @@ pub fn coalesce_phis(f: &Function, options: &Options) -> PassOutcome {
         Stat { name: c"operands-merged", value: merged_operands },
         Stat { name: c"edge-copies", value: inserted },
         Stat { name: c"copies-avoided", value: avoided },
+        Stat { name: c"graph-entries", value: graph.entries },
     ];
     outcome.rewrite = rewrite;
     outcome

@@ -189,7 +189,10 @@ unsafe fn run(fn_: *const NvraFunction, options: *const NvraOptions, pass: u32) 
     };
     let _span = tracing::debug_span!("nvregalloc", function = %f.name, ?pass).entered();
     match driver::run(&f, &options, pass) {
-        Verdict::Apply(outcome) => OwnedResult::new(NVRA_STATUS_OK, String::new(), Some(*outcome)),
+        Verdict::Apply(mut outcome) => {
+            let note = outcome.note.take().unwrap_or_default();
+            OwnedResult::new(NVRA_STATUS_OK, note, Some(*outcome))
+        }
         Verdict::Unsupported(why) => OwnedResult::new(NVRA_STATUS_UNSUPPORTED, why, None),
         Verdict::Rejected(why) => OwnedResult::new(NVRA_STATUS_REJECTED, why, None),
     }
@@ -328,6 +331,7 @@ unsafe fn options_from_abi(raw: &NvraOptions) -> Options {
         spill_latency: (raw.spill_latency > 0.0).then_some(raw.spill_latency),
         loop_base: raw.loop_base,
         remat: raw.remat != 0,
+        graph_limit: raw.graph_limit,
     }
 }
 

@@ -62,6 +62,47 @@ pub struct InterferenceGraph {
     /// register pressure). No coloring of the graph can use fewer registers,
     /// except where copies let two live values share one.
     pub max_live: Vec<u32>,
+    /// The census's count of entries (`Census::graph_entries`).
+    pub entries: u64,
+}
+
+/// What one walk over a function's program points tells without building
+/// its interference graph: the register pressure, and how big the graph
+/// would be. Its cost is that of liveness, whatever the pressure.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Census {
+    /// Per class: the most values of that class live at one point.
+    pub max_live: Vec<u32>,
+    /// Entries the graph would take: per def, the live values of its class
+    /// it would be checked against (an upper bound on the edges, and the
+    /// work of building them).
+    pub graph_entries: u64,
+}
+
+impl Census {
+    pub fn take(f: &Function, liveness: &Liveness) -> Self {
+        let mut census = Self { max_live: vec![0; f.class_names.len()], graph_entries: 0 };
+        let mut live = LiveSet::new(f);
+        let mut pressure = vec![0u32; f.class_names.len()];
+        for b in f.block_ids() {
+            walk_block_backward(f, liveness, b, &mut live, |i, live_after| {
+                pressure.copy_from_slice(live_after.per_class());
+                let mut defs = 0u64;
+                for d in f.defs(i) {
+                    let Some(class) = f.class_of(d) else { continue };
+                    defs += 1;
+                    census.graph_entries += u64::from(live_after.per_class()[class.index()]) + defs;
+                    if !live_after.contains(d) {
+                        pressure[class.index()] += 1;
+                    }
+                }
+                for (max, &now) in census.max_live.iter_mut().zip(&pressure) {
+                    *max = (*max).max(now);
+                }
+            });
+        }
+        census
+    }
 }
 
 /// Which pairs are joined: a bit matrix while it stays small, else a hash set.
@@ -121,14 +162,33 @@ impl InterferenceGraph {
             adjacency: vec![Vec::new(); num_vregs],
             edges: EdgeSet::new(num_vregs),
             max_live: vec![0; num_classes],
+            entries: 0,
         }
     }
 
+    /// The graph of `f`, unless it would hold more than `limit` entries (an
+    /// entry is one def meeting one live value of its class, the work and at
+    /// most the memory the graph takes): then the census, which says how big
+    /// it would be, so that the pass can take a graph-free path instead.
+    pub fn build_within(f: &Function, liveness: &Liveness, limit: u64) -> Result<Self, Census> {
+        let census = Census::take(f, liveness);
+        if census.graph_entries > limit {
+            return Err(census);
+        }
+        Ok(Self::build_with(f, liveness, census))
+    }
+
+    /// The graph of `f`, however big.
     pub fn build(f: &Function, liveness: &Liveness) -> Self {
+        Self::build_with(f, liveness, Census::take(f, liveness))
+    }
+
+    fn build_with(f: &Function, liveness: &Liveness, census: Census) -> Self {
         let _span = tracing::debug_span!("interference").entered();
         let mut graph = Self::new(f.num_vregs(), f.class_names.len());
+        graph.max_live = census.max_live;
+        graph.entries = census.graph_entries;
         let mut live = LiveSet::new(f);
-        let mut pressure = vec![0u32; f.class_names.len()];
         for b in f.block_ids() {
             let values = BlockValues::number(f, b);
             walk_block_backward(f, liveness, b, &mut live, |i, live_after| {
@@ -136,11 +196,8 @@ impl InterferenceGraph {
                 let defs: Vec<VReg> = f.defs(i).collect();
                 for (n, &d) in defs.iter().enumerate() {
                     let Some(class) = f.class_of(d) else { continue };
-                    for l in live_after.iter() {
-                        if l != d
-                            && f.class_of(l) == Some(class)
-                            && copied_value.is_none_or(|value| values.value_after(l, i) != value)
-                        {
+                    for l in live_after.iter_class(class) {
+                        if l != d && copied_value.is_none_or(|value| values.value_after(l, i) != value) {
                             graph.add_edge(d, l);
                         }
                     }
@@ -149,15 +206,6 @@ impl InterferenceGraph {
                             graph.add_edge(d, other);
                         }
                     }
-                }
-                pressure.copy_from_slice(live_after.per_class());
-                for &d in defs.iter().filter(|&&d| !live_after.contains(d)) {
-                    if let Some(c) = f.class_of(d) {
-                        pressure[c.index()] += 1;
-                    }
-                }
-                for (max, &now) in graph.max_live.iter_mut().zip(&pressure) {
-                    *max = (*max).max(now);
                 }
             });
         }

@@ -372,6 +372,10 @@ pub fn modes() -> Vec<Mode> {
         },
         Mode { name: "color rename".into(), steps: vec![(Pass::Color, color_options())] },
         Mode {
+            name: "color rename graph-free".into(),
+            steps: vec![(Pass::Color, Options { graph_limit: 0, ..color_options() })],
+        },
+        Mode {
             name: "coalesce after-stock, then color".into(),
             steps: vec![
                 (Pass::Coalesce, coalesce_options(CoalesceMode::AfterStock)),

@@ -26,6 +26,7 @@ pub mod function;
 pub mod generate;
 pub mod interference;
 pub mod interp;
+pub mod linear_scan;
 pub mod liveness;
 pub mod options;
 pub mod plugin;

@@ -89,22 +89,27 @@ impl Liveness {
     }
 }
 
-/// A set of vregs with O(1) insert, remove and membership, iteration in time
-/// proportional to its size, and a running count of members per class, for
-/// walking through blocks.
+/// A set of vregs with O(1) insert, remove and membership, and iteration in
+/// time proportional to its size, over the whole set or one class's members,
+/// for walking through blocks.
 pub struct LiveSet {
-    dense: Vec<VReg>,
+    /// Members, one list per class; the last list holds vregs with no class.
+    dense: Vec<Vec<VReg>>,
+    /// Each vreg's index within its list, or `u32::MAX` if not a member.
     position: Vec<u32>,
-    class: Vec<Option<RegClass>>,
+    /// Each vreg's list.
+    list: Vec<u32>,
+    /// Members per class (the lengths of the class lists).
     per_class: Vec<u32>,
 }
 
 impl LiveSet {
     pub fn new(f: &Function) -> Self {
+        let no_class = f.class_names.len() as u32;
         Self {
-            dense: Vec::new(),
+            dense: vec![Vec::new(); f.class_names.len() + 1],
             position: vec![u32::MAX; f.num_vregs()],
-            class: f.vreg_class.clone(),
+            list: f.vreg_class.iter().map(|c| c.map_or(no_class, |c| c.0)).collect(),
             per_class: vec![0; f.class_names.len()],
         }
     }
@@ -115,10 +120,11 @@ impl LiveSet {
 
     pub fn insert(&mut self, v: VReg) {
         if !self.contains(v) {
-            self.position[v.index()] = self.dense.len() as u32;
-            self.dense.push(v);
-            if let Some(c) = self.class[v.index()] {
-                self.per_class[c.index()] += 1;
+            let list = self.list[v.index()] as usize;
+            self.position[v.index()] = self.dense[list].len() as u32;
+            self.dense[list].push(v);
+            if let Some(count) = self.per_class.get_mut(list) {
+                *count += 1;
             }
         }
     }
@@ -128,14 +134,15 @@ impl LiveSet {
         if at == u32::MAX {
             return;
         }
-        let last = self.dense.pop().expect("non-empty");
+        let list = self.list[v.index()] as usize;
+        let last = self.dense[list].pop().expect("non-empty");
         if last != v {
-            self.dense[at as usize] = last;
+            self.dense[list][at as usize] = last;
             self.position[last.index()] = at;
         }
         self.position[v.index()] = u32::MAX;
-        if let Some(c) = self.class[v.index()] {
-            self.per_class[c.index()] -= 1;
+        if let Some(count) = self.per_class.get_mut(list) {
+            *count -= 1;
         }
     }
 
@@ -145,8 +152,10 @@ impl LiveSet {
     }
 
     pub fn reset_to(&mut self, members: &[VReg]) {
-        for v in self.dense.drain(..) {
-            self.position[v.index()] = u32::MAX;
+        for list in &mut self.dense {
+            for v in list.drain(..) {
+                self.position[v.index()] = u32::MAX;
+            }
         }
         self.per_class.fill(0);
         for &v in members {
@@ -155,15 +164,20 @@ impl LiveSet {
     }
 
     pub fn iter(&self) -> impl Iterator<Item = VReg> + '_ {
-        self.dense.iter().copied()
+        self.dense.iter().flatten().copied()
+    }
+
+    /// The members of `class`.
+    pub fn iter_class(&self, class: RegClass) -> impl Iterator<Item = VReg> + '_ {
+        self.dense[class.index()].iter().copied()
     }
 
     pub fn len(&self) -> usize {
-        self.dense.len()
+        self.dense.iter().map(Vec::len).sum()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.dense.is_empty()
+        self.dense.iter().all(Vec::is_empty)
     }
 }
 

@@ -69,6 +69,11 @@ pub struct Options {
     pub loop_base: f64,
     /// Recompute spilled constants and addresses instead of reloading them.
     pub remat: bool,
+    /// Interference graph entries a pass may build per function
+    /// (`Census::graph_entries`): past them coloring goes graph-free and the
+    /// other passes leave the function as it is, so that time and memory
+    /// follow the code, not the square of what is live.
+    pub graph_limit: u64,
 }
 
 impl Default for Options {
@@ -92,9 +97,15 @@ impl Default for Options {
             spill_latency: None,
             loop_base: crate::spill_cost::LOOP_BASE,
             remat: true,
+            graph_limit: DEFAULT_GRAPH_LIMIT,
         }
     }
 }
+
+/// A graph of at most about 30 MB, built in about 0.1 s; the largest of the
+/// project's corpus takes 70,000 entries (see the README's compile-time
+/// section). The shim's `-nvregalloc-graph-limit` has the same default.
+pub const DEFAULT_GRAPH_LIMIT: u64 = 1_000_000;
 
 impl Options {
     /// The high-degree test shared by conservative coalescing and coloring.

@@ -65,6 +65,12 @@ pub fn record(
         .map(|(phase, t)| ((*phase).to_owned(), json!((t.as_secs_f64() * 1e6).round() / 1e3)))
         .collect();
     let mut entry = json!({ "figures": figures, "time_ms": times });
+    if let Some(method) = outcome.method {
+        entry["method"] = json!(method.name());
+    }
+    if let Some(note) = &outcome.note {
+        entry["note"] = json!(note);
+    }
     if pass == Pass::Color {
         let colors =
             |class: &str| figures.get(&format!("colors-{class}")).and_then(Value::as_u64).unwrap_or(0) as u32;

@@ -276,15 +276,58 @@ impl PhaseTimes {
     }
 }
 
+/// How a pass treated a function's interference.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// It built the interference graph.
+    Graph,
+    /// The graph would have been too big; it worked from live ranges.
+    GraphFree,
+    /// The graph would have been too big and the pass has no graph-free
+    /// method: the function is left as it was.
+    Guard,
+}
+
+impl Method {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Graph => "graph",
+            Self::GraphFree => "graph-free",
+            Self::Guard => "guard",
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct PassOutcome {
     pub rewrite: Rewrite,
     pub stats: Vec<Stat>,
     pub kept_copies: Vec<KeptCopy>,
     pub phases: PhaseTimes,
+    /// How interference was handled (`None`: the pass did not need it).
+    pub method: Option<Method>,
+    /// Said in a remark: why the function was treated as it was, if that
+    /// needs saying.
+    pub note: Option<String>,
 }
 
 impl PassOutcome {
+    /// Leaves `f` as it is because its interference graph would take
+    /// `census.graph_entries` entries, over `limit`.
+    pub fn guarded(f: &crate::function::Function, census: &crate::interference::Census, limit: u64, phases: PhaseTimes) -> Self {
+        Self {
+            rewrite: Rewrite::identity(f.num_vregs()),
+            stats: vec![Stat { name: c"graph-entries", value: census.graph_entries }],
+            kept_copies: Vec::new(),
+            phases,
+            method: Some(Method::Guard),
+            note: Some(format!(
+                "left unchanged: its interference graph would take {} entries, over -nvregalloc-graph-limit={limit}",
+                census.graph_entries
+            )),
+        }
+    }
+
     pub fn stat(&self, name: &str) -> Option<u64> {
         self.stats.iter().find(|s| s.name.to_bytes() == name.as_bytes()).map(|s| s.value)
     }

@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bump on any change to a struct below or to the meaning of a field. */
-#define NVRA_ABI_VERSION 6u
+#define NVRA_ABI_VERSION 7u
 
 /* Sentinel for "no register" / "no tie" in 32-bit index fields. */
 #define NVRA_NONE 0xffffffffu
@@ -154,10 +154,13 @@ typedef struct NvraOptions {
   uint32_t remat;            /* bool: recompute spilled constants instead of reloading */
   double spill_latency;      /* cycles per spill access; 0 = estimate */
   double loop_base;          /* spill cost weight base^loop_depth */
+  uint64_t graph_limit;      /* interference graph entries per function; past
+                                them a pass works graph-free or stands aside */
 } NvraOptions;
 
 typedef enum NvraStatus {
-  NVRA_STATUS_OK = 0,          /* apply the result (it may be empty) */
+  NVRA_STATUS_OK = 0,          /* apply the result (it may be empty); a
+                                  non-empty message is a note for a remark */
   NVRA_STATUS_UNSUPPORTED = 1, /* function left alone; message says why */
   NVRA_STATUS_REJECTED = 2,    /* the checker refused the rewrite; left alone */
   NVRA_STATUS_PANIC = 3,       /* the core panicked; left alone */
