@@ -20,7 +20,9 @@
 //! Every round takes one of these finitely many steps, so this ends. A
 //! function with an instruction that needs more than N registers of a class
 //! at once is refused up front; one that still does not fit (too many
-//! values spill code cannot handle live at once) is left as it is.
+//! values spill code cannot handle live at once) is left as it is, and so is
+//! one whose interference graph would pass `-nvregalloc-graph-limit` (budget
+//! mode has no graph-free method yet).
 
 use std::collections::BTreeMap;
 
@@ -44,10 +46,11 @@ pub fn allocate(f: &Function, options: &Options, budget: u32) -> Result<PassOutc
     let mut phases = PhaseTimes::default();
     let colored = Options { k: budget, ..options.clone() };
     let liveness = phases.time("liveness", || Liveness::compute(f));
-    let built = phases.time("interference", || InterferenceGraph::build_within(f, &liveness, options.graph_limit));
+    let built =
+        phases.time("interference", || InterferenceGraph::build_within(f, &liveness, options.graph_limit));
     let original_graph = match built {
         Ok(graph) => graph,
-        Err(census) => return Ok(PassOutcome::guarded(f, &census, options.graph_limit, phases)),
+        Err(census) => return Err(census.over(options.graph_limit)),
     };
     let latency = options.spill_latency.unwrap_or_else(|| {
         crate::spill_cost::estimated_latency(original_graph.max_live.iter().map(|&m| u64::from(m)).sum())
@@ -60,10 +63,11 @@ pub fn allocate(f: &Function, options: &Options, budget: u32) -> Result<PassOutc
         let code = phases.time("spill code", || spill::insert_spill_code(f, &original_graph, &decisions));
         let (w, origin) = code.rewrite.apply(f);
         let live = phases.time("liveness", || Liveness::compute(&w));
-        let built = phases.time("interference", || InterferenceGraph::build_within(&w, &live, options.graph_limit));
+        let built =
+            phases.time("interference", || InterferenceGraph::build_within(&w, &live, options.graph_limit));
         let graph = match built {
             Ok(graph) => graph,
-            Err(census) => return Ok(PassOutcome::guarded(f, &census, options.graph_limit, phases)),
+            Err(census) => return Err(census.over(options.graph_limit)),
         };
         let nodes = referenced_vregs(&w);
         let copies: Vec<(VReg, VReg)> =

@@ -121,7 +121,8 @@ pub fn conservative_test(graph: &InterferenceGraph, u: VReg, v: VReg, options: &
 pub fn coalesce(f: &Function, options: &Options) -> PassOutcome {
     let mut phases = PhaseTimes::default();
     let liveness = phases.time("liveness", || Liveness::compute(f));
-    let built = phases.time("interference", || InterferenceGraph::build_within(f, &liveness, options.graph_limit));
+    let built =
+        phases.time("interference", || InterferenceGraph::build_within(f, &liveness, options.graph_limit));
     let mut graph = match built {
         Ok(graph) => graph,
         // After stock, stock's coalescing stands. (Replace-stock loses it:

@@ -492,8 +492,7 @@ pub fn coloring_stats(
     .map(|(name, value)| Stat { name, value })
     .to_vec();
     for (class, name) in f.class_names.iter().enumerate() {
-        let figures =
-            [("vregs", vregs[class]), ("colors", colors[class]), ("max-live", max_live[class])];
+        let figures = [("vregs", vregs[class]), ("colors", colors[class]), ("max-live", max_live[class])];
         for (prefix, value) in figures {
             stats.push(Stat {
                 name: crate::rewrite::stat_name(&format!("{prefix}-{name}")),
@@ -511,14 +510,16 @@ pub fn color(f: &Function, options: &Options) -> crate::rewrite::PassOutcome {
     use crate::rewrite::{Method, PassOutcome, PhaseTimes, Rewrite};
     let mut phases = PhaseTimes::default();
     let liveness = phases.time("liveness", || crate::liveness::Liveness::compute(f));
-    let built = phases.time("interference", || InterferenceGraph::build_within(f, &liveness, options.graph_limit));
+    let built =
+        phases.time("interference", || InterferenceGraph::build_within(f, &liveness, options.graph_limit));
     let nodes = referenced_vregs(f);
     let (coloring, max_live, entries, method) = match built {
         Ok(graph) => {
             let copies: Vec<(VReg, VReg)> =
                 (0..f.insts.len()).filter_map(|i| f.copy_pair(crate::function::Inst::new(i))).collect();
             let coloring = phases.time("briggs", || {
-                let cost = crate::spill_cost::spill_costs(f, crate::spill_cost::L1_LATENCY, options.loop_base);
+                let cost =
+                    crate::spill_cost::spill_costs(f, crate::spill_cost::L1_LATENCY, options.loop_base);
                 let mut coloring = Briggs::new(&graph, options, &cost, &nodes, &copies).run(None);
                 improve_classes_above_max_live(f, &graph, &nodes, &copies, &mut coloring);
                 coloring

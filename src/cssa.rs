@@ -175,8 +175,9 @@ pub fn coalesce_phis(f: &Function, options: &Options) -> PassOutcome {
         return outcome;
     }
     let liveness = outcome.phases.time("liveness", || Liveness::compute(f));
-    let built =
-        outcome.phases.time("interference", || InterferenceGraph::build_within(f, &liveness, options.graph_limit));
+    let built = outcome
+        .phases
+        .time("interference", || InterferenceGraph::build_within(f, &liveness, options.graph_limit));
     let graph = match built {
         Ok(graph) => graph,
         // PHI elimination lowers the PHIs as it does without this pass.

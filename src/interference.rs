@@ -80,6 +80,14 @@ pub struct Census {
 }
 
 impl Census {
+    /// Why a graph over `limit` is not built.
+    pub fn over(&self, limit: u64) -> String {
+        format!(
+            "its interference graph would take {} entries, over -nvregalloc-graph-limit={limit}",
+            self.graph_entries
+        )
+    }
+
     pub fn take(f: &Function, liveness: &Liveness) -> Self {
         let mut census = Self { max_live: vec![0; f.class_names.len()], graph_entries: 0 };
         let mut live = LiveSet::new(f);

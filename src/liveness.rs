@@ -163,21 +163,9 @@ impl LiveSet {
         }
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = VReg> + '_ {
-        self.dense.iter().flatten().copied()
-    }
-
     /// The members of `class`.
     pub fn iter_class(&self, class: RegClass) -> impl Iterator<Item = VReg> + '_ {
         self.dense[class.index()].iter().copied()
-    }
-
-    pub fn len(&self) -> usize {
-        self.dense.iter().map(Vec::len).sum()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.dense.iter().all(Vec::is_empty)
     }
 }
 

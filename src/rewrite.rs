@@ -314,17 +314,19 @@ pub struct PassOutcome {
 impl PassOutcome {
     /// Leaves `f` as it is because its interference graph would take
     /// `census.graph_entries` entries, over `limit`.
-    pub fn guarded(f: &crate::function::Function, census: &crate::interference::Census, limit: u64, phases: PhaseTimes) -> Self {
+    pub fn guarded(
+        f: &crate::function::Function,
+        census: &crate::interference::Census,
+        limit: u64,
+        phases: PhaseTimes,
+    ) -> Self {
         Self {
             rewrite: Rewrite::identity(f.num_vregs()),
             stats: vec![Stat { name: c"graph-entries", value: census.graph_entries }],
             kept_copies: Vec::new(),
             phases,
             method: Some(Method::Guard),
-            note: Some(format!(
-                "left unchanged: its interference graph would take {} entries, over -nvregalloc-graph-limit={limit}",
-                census.graph_entries
-            )),
+            note: Some(format!("left unchanged: {}", census.over(limit))),
         }
     }
 
