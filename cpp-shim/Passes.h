@@ -13,17 +13,25 @@ inline constexpr const char CoalescePassArg[] = "nvregalloc-coalesce";
 inline constexpr const char ColorPassArg[] = "nvregalloc-color";
 inline constexpr const char CssaPassArg[] = "nvregalloc-cssa";
 inline constexpr const char LocalFramePassArg[] = "nvregalloc-local-frame";
+inline constexpr const char StockCoalescerGatePassArg[] =
+    "nvregalloc-stock-coalescer-gate";
 
 // Pass IDs, for TargetPassConfig::insertPass.
 extern const void *const CoalescePassID;
 extern const void *const ColorPassID;
 extern const void *const CssaPassID;
 extern const void *const LocalFramePassID;
+extern const void *const StockCoalescerGatePassID;
 
-// Read when the pipeline is built: replace-stock disables LLVM's coalescer,
-// and the CSSA pass is inserted only when enabled.
+// Read when the pipeline is built: replace-stock puts the stock coalescer's
+// gate in front of LLVM's coalescer, and the CSSA pass is inserted only when
+// enabled.
 extern llvm::cl::opt<NvraCoalesceMode> CoalesceMode;
 extern llvm::cl::opt<bool> CssaCoalesce;
+
+// LLVM's -join-liveintervals (RegisterCoalescer's switch), or null if this
+// LLVM has no such option.
+llvm::cl::opt<bool> *stockJoiningOption();
 
 } // namespace nvregalloc
 

@@ -6,6 +6,10 @@
 // - nvregalloc-cssa right after LiveVariables, the last point in SSA form
 //   before PHIElimination (LiveVariables itself needs SSA form, and the pass
 //   leaves it);
+// - in replace-stock mode, nvregalloc-stock-coalescer-gate right before
+//   LLVM's RegisterCoalescer (after TwoAddressInstruction), which it lets
+//   coalesce just the functions our coalescer will not take (or, in an LLVM
+//   without -join-liveintervals, LLVM's coalescer is disabled);
 // - the coalesce and color passes right after StackSlotColoring, the first
 //   point where LiveIntervals is no longer alive and frame indices can still
 //   be added before NVPTX's PrologEpilog pass;
@@ -31,8 +35,13 @@ static RegisterTargetPassConfigCallback InsertNvregallocPasses(
     [](TargetMachine &TM, PassManagerBase &, TargetPassConfig *Config) {
       if (!TM.getTargetTriple().isNVPTX())
         return;
-      if (nvregalloc::CoalesceMode == NVRA_COALESCE_REPLACE_STOCK)
-        Config->disablePass(&RegisterCoalescerID);
+      if (nvregalloc::CoalesceMode == NVRA_COALESCE_REPLACE_STOCK) {
+        if (nvregalloc::stockJoiningOption())
+          Config->insertPass(&TwoAddressInstructionPassID,
+                             nvregalloc::StockCoalescerGatePassID);
+        else
+          Config->disablePass(&RegisterCoalescerID);
+      }
       if (nvregalloc::CssaCoalesce)
         Config->insertPass(&LiveVariablesID, nvregalloc::CssaPassID);
       Config->insertPass(&StackSlotColoringID, nvregalloc::CoalescePassID);

@@ -122,6 +122,15 @@ struct ResultDeleter {
 };
 } // namespace
 
+std::string coalesceRefusal(MachineFunction &MF, MachineFunctionPass &P,
+                            const NvraOptions &Options) {
+  FlatFunction Flat(MF, P.getAnalysis<MachineLoopInfoWrapperPass>().getLI(),
+                    P.getAnalysis<MachineBlockFrequencyInfoWrapperPass>().getMBFI());
+  std::unique_ptr<NvraResult, ResultDeleter> Result(
+      nvra_run_pass(&Flat.abi(), &Options, NVRA_PASS_COALESCE_ADMISSION));
+  return Result->status == NVRA_STATUS_OK ? std::string() : Result->message;
+}
+
 bool runCorePass(MachineFunction &MF, MachineFunctionPass &P,
                  const char *PassArg, NvraPass Which,
                  const NvraOptions &Options) {

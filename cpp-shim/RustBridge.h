@@ -30,6 +30,13 @@ NvraOptions sharedOptions();
 /// The analyses runCorePass reads; call from getAnalysisUsage.
 void addCorePassAnalyses(llvm::AnalysisUsage &AU);
 
+/// Asks the core whether the coalesce pass will take \p MF (on behalf of \p P,
+/// whose analyses must include runCorePass's, preserving everything): empty
+/// if it will, else why not.
+std::string coalesceRefusal(llvm::MachineFunction &MF,
+                            llvm::MachineFunctionPass &P,
+                            const NvraOptions &Options);
+
 /// Runs core pass \p Which over \p MF on behalf of \p P (named \p PassArg for
 /// statistics and remarks). Returns true if the function changed.
 bool runCorePass(llvm::MachineFunction &MF, llvm::MachineFunctionPass &P,

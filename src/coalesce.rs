@@ -125,9 +125,8 @@ pub fn coalesce(f: &Function, options: &Options) -> PassOutcome {
         phases.time("interference", || InterferenceGraph::build_within(f, &liveness, options.graph_limit));
     let mut graph = match built {
         Ok(graph) => graph,
-        // After stock, stock's coalescing stands. (Replace-stock loses it:
-        // the color pass's graph-free path gives copy ends one register
-        // where their live ranges allow.)
+        // Stock's coalescing stands: after stock it ran, and in replace-stock
+        // the gate let it run where the graph was past half the limit.
         Err(census) => return PassOutcome::guarded(f, &census, options.graph_limit, phases),
     };
     let worklist_start = std::time::Instant::now();

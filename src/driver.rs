@@ -58,6 +58,25 @@ pub fn unsupported_reason(f: &Function, pass: Pass) -> Option<String> {
     None
 }
 
+/// In replace-stock mode, why the coalesce pass will not take `f`, asked
+/// before LLVM's RegisterCoalescer runs so that it can coalesce such a
+/// function instead of no one: a refusal, or a graph past half the limit
+/// (the scheduler runs in between and may lengthen live ranges).
+pub fn coalesce_refusal(f: &Function, options: &Options) -> Option<String> {
+    if let Some(reason) = unsupported_reason(f, Pass::Coalesce) {
+        return Some(reason);
+    }
+    let liveness = crate::liveness::Liveness::compute(f);
+    let census = crate::interference::Census::take(f, &liveness);
+    let limit = options.graph_limit / 2;
+    (census.graph_entries > limit).then(|| {
+        format!(
+            "its interference graph would take {} entries, over half of -nvregalloc-graph-limit={}",
+            census.graph_entries, options.graph_limit
+        )
+    })
+}
+
 pub fn run(f: &Function, options: &Options, pass: Pass) -> Verdict {
     tracing::trace!(function = ?f, "input");
     if let Some(reason) = unsupported_reason(f, pass) {

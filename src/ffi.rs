@@ -182,6 +182,12 @@ unsafe fn run(fn_: *const NvraFunction, options: *const NvraOptions, pass: u32) 
     }
     let f = function_from_abi(raw);
     let options = options_from_abi(raw_options);
+    if pass == NVRA_PASS_COALESCE_ADMISSION {
+        return match driver::coalesce_refusal(&f, &options) {
+            None => OwnedResult::new(NVRA_STATUS_OK, String::new(), None),
+            Some(why) => OwnedResult::new(NVRA_STATUS_UNSUPPORTED, why, None),
+        };
+    }
     let pass = match pass {
         NVRA_PASS_COLOR => Pass::Color,
         NVRA_PASS_CSSA => Pass::Cssa,

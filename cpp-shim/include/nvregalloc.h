@@ -112,6 +112,9 @@ typedef enum NvraPass {
   NVRA_PASS_COALESCE = 0,
   NVRA_PASS_COLOR = 1,
   NVRA_PASS_CSSA = 2, /* on SSA form, before PHI elimination */
+  /* Changes nothing: OK if the coalesce pass would take the function,
+   * UNSUPPORTED (and why) if LLVM's RegisterCoalescer should coalesce it. */
+  NVRA_PASS_COALESCE_ADMISSION = 3,
 } NvraPass;
 
 typedef enum NvraCoalesceMode {

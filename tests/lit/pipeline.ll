@@ -8,7 +8,8 @@
 ; -nvregalloc-cssa-coalesce=false leaves the CSSA pass out of the pipeline.
 ; RUN: %llc_plugin -nvregalloc-cssa-coalesce=false -debug-pass=Structure %s -o /dev/null 2>&1 \
 ; RUN:   | FileCheck %s --check-prefix=NO-CSSA
-; replace-stock disables LLVM's RegisterCoalescer.
+; replace-stock puts its gate right before LLVM's RegisterCoalescer, which
+; then coalesces only the functions our coalescer will not take.
 ; RUN: %llc_plugin -nvregalloc-coalesce=replace-stock -debug-pass=Structure %s -o /dev/null 2>&1 \
 ; RUN:   | FileCheck %s --check-prefix=REPLACE
 ; Without the plugin, neither pass runs.
@@ -27,8 +28,10 @@
 ; CHECK:      Remove Redundant DEBUG_VALUE analysis
 ; CHECK-NEXT: nvregalloc: local frame register for spill code
 
+; REPLACE:     Two-Address instruction pass
+; REPLACE:     nvregalloc: let LLVM's coalescer take what ours refuses
 ; REPLACE:     Live Interval Analysis
-; REPLACE-NOT: Register Coalescer
+; REPLACE-NEXT: Register Coalescer
 ; REPLACE:     nvregalloc: coalesce copies
 
 ; NO-CSSA-NOT: CSSA
