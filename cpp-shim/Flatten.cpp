@@ -108,6 +108,8 @@ FlatFunction::FlatFunction(MachineFunction &MF, const MachineLoopInfo &MLI,
           Op.flags |= NVRA_OPERAND_UNDEF;
         if (MO.getSubReg())
           Op.flags |= NVRA_OPERAND_SUBREG;
+        if (MO.isEarlyClobber())
+          Op.flags |= NVRA_OPERAND_EARLY_CLOBBER;
         Position[OpIdx] = Operands.size() - I.first_operand;
         Operands.push_back(Op);
         OperandIndexInMI.push_back(OpIdx);

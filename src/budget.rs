@@ -221,7 +221,11 @@ fn needs_more_at_once(f: &Function, budget: u32) -> Option<String> {
                 ))
             })
         };
-        over(&mut f.uses(i).collect(), "reads").or_else(|| over(&mut f.defs(i).collect(), "writes"))
+        // Early-clobber defs are written while the uses are still to be read.
+        let at_once = || f.uses(i).chain(f.early_clobbers(i)).collect();
+        over(&mut f.uses(i).collect(), "reads")
+            .or_else(|| over(&mut f.defs(i).collect(), "writes"))
+            .or_else(|| over(&mut at_once(), "reads and writes early"))
     })
 }
 

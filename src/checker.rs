@@ -503,6 +503,16 @@ fn step(
             return error(Some(i), format!("writes two values into {:?}", at(d)));
         }
     }
+    // An early-clobber def is written before the uses are read: no use may
+    // be read from its register.
+    for (o, &l) in data.operands.iter().zip(&location).filter(|(o, _)| o.is_early_clobber()) {
+        if data.operands.iter().zip(&location).any(|(u, &read_from)| u.reads() && read_from == l) {
+            return error(
+                Some(i),
+                format!("early-clobber {:?} is written into {l:?}, which the instruction reads", o.vreg),
+            );
+        }
+    }
     // A copy's destination holds what its source held; any other def holds a
     // fresh value.
     if let (InstKind::Copy, [d, s]) = (data.kind, data.operands.as_slice()) {

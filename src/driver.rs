@@ -35,9 +35,6 @@ pub fn unsupported_reason(f: &Function, pass: Pass) -> Option<String> {
         }
     }
     for data in &f.insts {
-        if data.flags.contains(InstFlags::INLINE_ASM) {
-            return Some("inline assembly".into());
-        }
         if data.flags.contains(InstFlags::PHYS_REG) {
             return Some("a non-reserved physical register".into());
         }
@@ -48,10 +45,8 @@ pub fn unsupported_reason(f: &Function, pass: Pass) -> Option<String> {
             if o.flags.contains(OperandFlags::SUBREG) {
                 return Some("a sub-register operand".into());
             }
-            match f.class_of(o.vreg) {
-                None => return Some(format!("{:?} has no register class", o.vreg)),
-                Some(c) if f.class_name(c) == "B128" => return Some("128-bit registers (B128)".into()),
-                Some(_) => {}
+            if f.class_of(o.vreg).is_none() {
+                return Some(format!("{:?} has no register class", o.vreg));
             }
         }
     }

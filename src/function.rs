@@ -81,6 +81,9 @@ bitflags::bitflags! {
         const IMPLICIT = 1 << 1;
         const UNDEF = 1 << 2;
         const SUBREG = 1 << 3;
+        /// A def written while the instruction's uses are still to be read
+        /// (inline assembly's `=&r`): it may share a register with none of them.
+        const EARLY_CLOBBER = 1 << 4;
     }
 }
 
@@ -112,6 +115,9 @@ impl Operand {
     /// A use that reads the register's value (an undef use reads nothing).
     pub fn reads(&self) -> bool {
         !self.is_def() && !self.flags.contains(OperandFlags::UNDEF)
+    }
+    pub fn is_early_clobber(&self) -> bool {
+        self.is_def() && self.flags.contains(OperandFlags::EARLY_CLOBBER)
     }
 }
 
@@ -231,6 +237,11 @@ impl Function {
     /// Registers an instruction writes.
     pub fn defs(&self, i: Inst) -> impl Iterator<Item = VReg> + '_ {
         self.inst(i).operands.iter().filter(|o| o.is_def()).map(|o| o.vreg)
+    }
+
+    /// Registers an instruction writes before reading its uses.
+    pub fn early_clobbers(&self, i: Inst) -> impl Iterator<Item = VReg> + '_ {
+        self.inst(i).operands.iter().filter(|o| o.is_early_clobber()).map(|o| o.vreg)
     }
 
     /// Registers whose value an instruction reads.

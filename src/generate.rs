@@ -562,8 +562,19 @@ impl Gen {
             let d = self.target(class, &defs);
             defs.push(d);
         }
+        // Now and then an early-clobber output, as inline assembly's `=&r`
+        // (never one that is also an input: LLVM does not make those), where
+        // inputs and outputs together fit the smallest budget tested (4).
+        let early = self.rng.chance(1, 6) && uses.len() + defs.len() <= 3;
+        let def = |v: VReg| {
+            let mut o = Operand::def(v);
+            if early && !uses.contains(&v) {
+                o.flags |= OperandFlags::EARLY_CLOBBER;
+            }
+            o
+        };
         let mut operands: Vec<Operand> =
-            defs.iter().map(|&v| Operand::def(v)).chain(uses.iter().map(|&v| Operand::use_of(v))).collect();
+            defs.iter().map(|&v| def(v)).chain(uses.iter().map(|&v| Operand::use_of(v))).collect();
         if self.rng.chance(1, 12) {
             // An input that reads nothing.
             let v = VReg::new(self.rng.below(self.class_of.len() as u64) as usize);

@@ -104,6 +104,20 @@ impl Census {
                         pressure[class.index()] += 1;
                     }
                 }
+                // Early-clobber defs are live together with the uses of their
+                // class that die here.
+                let clobbered: Vec<RegClass> = f.early_clobbers(i).filter_map(|d| f.class_of(d)).collect();
+                if !clobbered.is_empty() {
+                    let mut dying: Vec<VReg> = f.uses(i).filter(|&u| !live_after.contains(u)).collect();
+                    dying.sort_unstable();
+                    dying.dedup();
+                    for class in dying.into_iter().filter_map(|u| f.class_of(u)) {
+                        if clobbered.contains(&class) {
+                            pressure[class.index()] += 1;
+                            census.graph_entries += 1;
+                        }
+                    }
+                }
                 for (max, &now) in census.max_live.iter_mut().zip(&pressure) {
                     *max = (*max).max(now);
                 }
@@ -212,6 +226,15 @@ impl InterferenceGraph {
                     for &other in &defs[n + 1..] {
                         if other != d && f.class_of(other) == Some(class) {
                             graph.add_edge(d, other);
+                        }
+                    }
+                }
+                // An early-clobber def is written while the uses are still
+                // to be read, so it meets them even where they die here.
+                for d in f.early_clobbers(i) {
+                    for u in f.uses(i) {
+                        if u != d && f.class_of(u) == f.class_of(d) {
+                            graph.add_edge(d, u);
                         }
                     }
                 }

@@ -7,7 +7,9 @@
 //! * **Registers.** Every vreg holds a `u64`; all start at 0. Only operands
 //!   that read (`Operand::reads`: not defs, not `UNDEF` uses) are inputs of an
 //!   instruction; every def operand is an output. An instruction reads all its
-//!   inputs before it writes any output.
+//!   inputs before it writes any output, except early-clobber outputs, which
+//!   it first fills with a value of their own ([`CLOBBER`]), as inline
+//!   assembly may write them before reading its inputs.
 //! * **`Copy`** with exactly one def and one read (`[def d, use s]`, any class):
 //!   `d = s`.
 //! * **`MoveImm`**: its defs all get the immediate, which is the instruction's
@@ -140,6 +142,9 @@ pub fn mix(h: u64, x: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// What an early-clobber output holds while its instruction reads its inputs.
+pub const CLOBBER: u64 = 0xC10B_BE4E_DC10_BBE4;
+
 fn hashed_def(opcode: u32, k: usize, inputs: &[u64]) -> u64 {
     let mut h = mix(mix(0x6E76_7261, u64::from(opcode)), k as u64);
     h = mix(h, inputs.len() as u64);
@@ -259,6 +264,9 @@ fn run_inner(f: &Function, params: &[u64], fuel: u64, mut reads: Option<&mut Rea
             if data.kind == InstKind::Phi {
                 // Evaluated on the edge into the block (see `take_edge`).
                 continue;
+            }
+            for o in data.operands.iter().filter(|o| o.is_early_clobber()) {
+                regs[o.vreg.index()] = CLOBBER;
             }
             inputs.clear();
             inputs.extend(data.operands.iter().filter(|o| o.reads()).map(|o| regs[o.vreg.index()]));

@@ -17,7 +17,8 @@
 //! the block's first point and one live out of it the block's last, so a def
 //! and a value live after it share the def's point. A value read for the last
 //! time by the instruction that defines another may share its register, as in
-//! any allocator.
+//! any allocator, unless that def is early-clobber (inline assembly's `=&r`),
+//! which is written at its instruction's read point.
 
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap};
@@ -91,7 +92,8 @@ fn hulls(f: &Function, liveness: &Liveness) -> (Vec<u32>, Vec<u32>) {
     }
     for (i, data) in f.insts.iter().enumerate() {
         for o in &data.operands {
-            cover(o.vreg, 2 * i as u32 + u32::from(o.is_def()));
+            // An early-clobber def is written at the point its uses are read.
+            cover(o.vreg, 2 * i as u32 + u32::from(o.is_def() && !o.is_early_clobber()));
         }
     }
     (start, end)

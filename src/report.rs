@@ -6,7 +6,7 @@
 //! Occupancy follows NVIDIA's published per-SM limits rather than the notes'
 //! (which give 64 KB / 128 KB register files; every SM from sm_70 to sm_120
 //! has 65536 32-bit registers): registers per thread are estimated from the
-//! colors as B32 + B16 + 2 * B64 (predicates live elsewhere), allocated per
+//! colors as B32 + B16 + 2 * B64 + 4 * B128 (predicates live elsewhere), allocated per
 //! warp in units of 256, and the warps that fit are capped by the SM's limit.
 
 use std::collections::BTreeMap;
@@ -74,7 +74,7 @@ pub fn record(
     if pass == Pass::Color {
         let colors =
             |class: &str| figures.get(&format!("colors-{class}")).and_then(Value::as_u64).unwrap_or(0) as u32;
-        let registers = colors("B32") + colors("B16") + 2 * colors("B64");
+        let registers = colors("B32") + colors("B16") + 2 * colors("B64") + 4 * colors("B128");
         let (warps, fraction) = occupancy(cpu, registers);
         entry["occupancy"] = json!({
             "registers_per_thread": registers,

@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bump on any change to a struct below or to the meaning of a field. */
-#define NVRA_ABI_VERSION 7u
+#define NVRA_ABI_VERSION 8u
 
 /* Sentinel for "no register" / "no tie" in 32-bit index fields. */
 #define NVRA_NONE 0xffffffffu
@@ -53,6 +53,8 @@ typedef enum NvraOperandFlag {
   NVRA_OPERAND_IMPLICIT = 1u << 1,
   NVRA_OPERAND_UNDEF = 1u << 2, /* reads no value (LLVM's undef flag) */
   NVRA_OPERAND_SUBREG = 1u << 3, /* names a sub-register index */
+  NVRA_OPERAND_EARLY_CLOBBER = 1u << 4, /* a def written before the uses are
+                                           read (inline asm "=&r") */
 } NvraOperandFlag;
 
 typedef struct NvraBlock {

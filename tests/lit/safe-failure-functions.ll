@@ -2,10 +2,16 @@
 ; function exactly as LLVM made it, with one warning naming it; other
 ; functions are still rewritten and llc exits 0.
 ; RUN: %llc_nvptx %s -o %t.stock.ptx
-; Inline assembly: unsupported.
+; Every function is taken in the default mode.
 ; RUN: %llc_plugin -verify-machineinstrs %s -o %t.plugin.ptx 2>%t.warnings
-; RUN: FileCheck %s --check-prefix=ASM < %t.warnings
+; RUN: FileCheck %s --check-prefix=NONE --allow-empty < %t.warnings
 ; RUN: FileCheck %s --check-prefix=REWRITTEN < %t.plugin.ptx
+; A budget of 2 registers cannot hold the 3 inputs of one asm: refused.
+; RUN: %llc_plugin -verify-machineinstrs -nvregalloc-max-regs=2 %s -o %t.budget.ptx 2>%t.budget
+; RUN: FileCheck %s --check-prefix=REFUSED < %t.budget
+; RUN: sed -n '/entry three_inputs/,/^}/p' %t.stock.ptx > %t.stock.fn
+; RUN: sed -n '/entry three_inputs/,/^}/p' %t.budget.ptx > %t.budget.fn
+; RUN: diff %t.stock.fn %t.budget.fn
 ; A panic inside the Rust core is caught at the FFI boundary.
 ; RUN: %llc_plugin -nvregalloc-inject-fault=panic %s -o %t.panic.ptx 2>%t.panic
 ; RUN: FileCheck %s --check-prefix=PANIC < %t.panic
@@ -15,9 +21,9 @@
 ; RUN: FileCheck %s --check-prefix=WRONG < %t.wrong
 ; RUN: diff %t.stock.ptx %t.wrong.ptx
 
-; ASM:      warning: nvregalloc-coalesce: function 'with_asm' left unchanged: inline assembly
-; ASM-NEXT: warning: nvregalloc-color: function 'with_asm' left unchanged: inline assembly
-; ASM-NOT:  warning
+; NONE-NOT: warning
+; REFUSED:     warning: nvregalloc-color: function 'three_inputs' left unchanged: does not fit in 2 registers per class: instruction i{{[0-9]+}} reads 3 B32 registers at once
+; REFUSED-NOT: warning: {{.*}} 'three_inputs'
 ; REWRITTEN-LABEL: .entry plain(
 ; REWRITTEN:       .reg .b32 %r<3>;
 ; PANIC:    warning: nvregalloc-coalesce: function 'plain' left unchanged: internal error in the Rust core: injected fault: panic while running Coalesce on plain at src/driver.rs:{{[0-9]+}}
@@ -26,8 +32,8 @@
 
 target triple = "nvptx64-nvidia-cuda"
 
-define ptx_kernel void @with_asm(ptr addrspace(1) %p, i32 %a) {
-  %x = call i32 asm "add.s32 $0, $1, 1;", "=r,r"(i32 %a)
+define ptx_kernel void @three_inputs(ptr addrspace(1) %p, i32 %a, i32 %b, i32 %c) {
+  %x = call i32 asm "mad.lo.s32 $0, $1, $2, $3;", "=r,r,r,r"(i32 %a, i32 %b, i32 %c)
   store i32 %x, ptr addrspace(1) %p
   ret void
 }
