@@ -16,11 +16,23 @@ way against stock clang.
   corpus.py                 check tests/kernels, print '<N> passed, <N> failed'
   corpus.py --report        also print the per-kernel figures table
   corpus.py --json FILE     write every figure as JSON
+  corpus.py --corpus ../shared/corpora/hecbench --modes both,replace --llc-only
+                            an external corpus: a folder of .cu files, or of
+                            benchmark folders (HeCBench's src/<name>-cuda/),
+                            each .cu that no other includes compiled with -I
+                            its folder; what clang or nvcc cannot compile is
+                            listed, not failed, and so is what stock llc
+                            itself fails on; plugin failures are judged
+                            against stock's on the same input
+Every run ends with the functions the plugin left unchanged, per mode and
+reason.
 """
 import argparse
+import collections
 import concurrent.futures as futures
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -32,6 +44,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LLVM_BIN = os.environ.get("LLVM_BIN", "/usr/lib/llvm-22/bin")
 PLUGIN = os.environ.get("PLUGIN", os.path.join(ROOT, "target/release/libnvregalloc.so"))
 PTXAS = os.environ.get("PTXAS", "")
+NVCC = os.environ.get("NVCC", "")
 CLANG_CUDA_FLAGS = os.environ.get("CLANG_CUDA_FLAGS", "").split()
 
 # Mode name -> llc options (None: stock llc without the plugin).
@@ -57,6 +70,8 @@ MODES = {
 # BUDGET_EXCUSES (and said so).
 BUDGET_MODES = {"budget 8": 8, "budget 15": 15, "budget 32": 32}
 BUDGET_EXCUSES = ("registers at once", "nvregalloc-graph-limit")
+# A function a pass left unchanged: its warning, or its report's note.
+LEFT_UNCHANGED = re.compile(r"warning: (nvregalloc-[a-z-]+): function '([^']*)' left unchanged: (.*?)(?: \[-W[\w-]+\])?$")
 # The color pass's figures summed in the budget table.
 SPILL_FIGURES = ("spilled-values", "remat-values", "spill-stores", "reloads", "reloads-every-use",
                  "remats", "remats-every-use", "spill-slots", "spill-slot-bytes", "rounds")
@@ -85,24 +100,55 @@ def verifier_flags(cu):
     return [] if "corpus: no-verify" in head else ["-verify-machineinstrs"]
 
 
-def build_kernel(cu, workdir, extra_modes=()):
-    """Compiles one kernel every way; returns (failures, figures by mode)."""
-    name = os.path.splitext(os.path.basename(cu))[0]
+def first_error(text):
+    lines = [line for line in text.splitlines() if "error" in line] or text.splitlines() or [""]
+    return lines[0].strip()[:300]
+
+
+def unchanged_functions(stderr, report_json):
+    """{(function, reason)} a plugin build left unchanged: warnings, and the
+    passes that stood aside past the graph limit (the report's notes)."""
+    left = set()
+    for line in stderr.splitlines():
+        m = LEFT_UNCHANGED.search(line)
+        if m:
+            left.add((m.group(2), re.sub(r"(?<![A-Za-z])\d+|\b[iv]\d+\b", "N", m.group(3))))
+    if os.path.exists(report_json):
+        with open(report_json) as fh:
+            for fn, passes in json.load(fh)["functions"].items():
+                for entry in passes.values():
+                    if entry.get("method") == "guard":
+                        left.add((fn, "graph past -nvregalloc-graph-limit"))
+    return left
+
+
+def build_kernel(unit, workdir, modes, clang_path=True, external=False):
+    """Compiles one kernel every way; returns (failures, figures by mode,
+    why it was skipped or None). `unit`: (name, .cu file, extra clang flags)."""
+    name, cu, includes = unit
+    stem = name.replace("/", "__")
     verify = verifier_flags(cu)
     failures, figures, ptx_text = [], {}, {}
-    ll = os.path.join(workdir, f"{name}.ll")
-    r = run([f"{LLVM_BIN}/clang++", *CLANG_CUDA_FLAGS, "-emit-llvm", "-S", cu, "-o", ll])
+    ll = os.path.join(workdir, f"{stem}.ll")
+    r = run([f"{LLVM_BIN}/clang++", *CLANG_CUDA_FLAGS, *includes, "-emit-llvm", "-S", cu, "-o", ll])
     if r.returncode:
-        return [f"{name}: clang -emit-llvm failed: {r.stderr.strip()[:400]}"], {}
-    modes = dict(MODES)
-    modes.update(extra_modes)
+        if external:
+            return [], {}, f"clang: {first_error(r.stderr)}"
+        return [f"{name}: clang -emit-llvm failed: {r.stderr.strip()[:400]}"], {}, None
+    if external and NVCC:
+        r = run([NVCC, "-ptx", "-arch=sm_90", "-O3", *includes, cu, "-o", os.path.join(workdir, f"{stem}.nvcc.ptx")])
+        if r.returncode:
+            return [], {}, f"nvcc: {first_error(r.stderr)}"
+    stock_rejected = None
     for mode, options in modes.items():
-        ptx = os.path.join(workdir, f"{name}.{mode}.ptx")
-        report_json = os.path.join(workdir, f"{name}.{mode}.json")
-        if mode in BUDGET_MODES:
+        ptx = os.path.join(workdir, f"{stem}.{mode}.ptx")
+        report_json = os.path.join(workdir, f"{stem}.{mode}.json")
+        if options is not None:
             options = options + [f"-nvregalloc-report={report_json}"]
         r = run(llc_cmd(ll, ptx, options, verify))
         if r.returncode:
+            if mode == "stock" and external:
+                return [], {}, f"stock llc: {first_error(r.stderr)}"
             failures.append(f"{name} [{mode}]: llc failed: {r.stderr.strip()[:600]}")
             continue
         bad = [line for line in r.stderr.splitlines() if any(w in line for w in BAD_WARNINGS)]
@@ -114,8 +160,13 @@ def build_kernel(cu, workdir, extra_modes=()):
                 for fn, hw in ptx_stats.ptxas_figures(PTXAS, ptx).items():
                     stats.setdefault(fn, {}).update(hw)
         except subprocess.CalledProcessError as e:
-            failures.append(f"{name} [{mode}]: ptxas rejected the PTX: {e.stderr.strip()[:600]}")
+            if mode == "stock":
+                stock_rejected = first_error(e.stderr)
+            elif stock_rejected is None:
+                failures.append(f"{name} [{mode}]: ptxas rejected the PTX: {e.stderr.strip()[:600]}")
             continue
+        if options is not None:
+            stats["(left unchanged)"] = sorted(unchanged_functions(r.stderr, report_json))
         figures[mode] = stats
         ptx_text[mode] = open(ptx).read()
         if mode in BUDGET_MODES:
@@ -123,14 +174,16 @@ def build_kernel(cu, workdir, extra_modes=()):
 
     if "stock" in ptx_text and ptx_text.get("analyze") not in (None, ptx_text["stock"]):
         failures.append(f"{name}: analysis-only PTX differs from stock")
-    total = lambda mode, key: sum(f.get(key, 0) for f in figures.get(mode, {}).values())
+    total = lambda mode, key: sum(f.get(key, 0) for f in functions(figures.get(mode, {})))
     if "coalesce" in figures and total("coalesce", "moves") > total("stock", "moves"):
         failures.append(f"{name}: after-stock coalescing has more moves than stock")
     for mode, baseline in CSSA_BASELINES.items():
         if mode in figures and baseline in figures and total(mode, "moves") > total(baseline, "moves"):
             failures.append(f"{name}: [{mode}] has more moves than [{baseline}]")
+    if not clang_path:
+        return failures, figures, None
     figures["copies after PHI elimination"] = {
-        label: phi_elimination_copies(ll, os.path.join(workdir, f"{name}.phi-elim.{label}.mir"), flag, verify)
+        label: phi_elimination_copies(ll, os.path.join(workdir, f"{stem}.phi-elim.{label}.mir"), flag, verify)
         for label, flag in (("without cssa", "false"), ("with cssa", "true"))
     }
 
@@ -139,12 +192,12 @@ def build_kernel(cu, workdir, extra_modes=()):
     # newer PTX ISA than llc, so its PTX is compared with clang's own.)
     def clang(out, *extra):
         flags = [f for v in verify for f in ("-mllvm", v)]
-        return run([f"{LLVM_BIN}/clang++", *CLANG_CUDA_FLAGS, *flags, *extra, "-S", cu, "-o", out])
+        return run([f"{LLVM_BIN}/clang++", *CLANG_CUDA_FLAGS, *includes, *flags, *extra, "-S", cu, "-o", out])
 
     builds = {
-        "clang": clang(os.path.join(workdir, f"{name}.clang.ptx")),
-        "clang+plugin": clang(os.path.join(workdir, f"{name}.clang+plugin.ptx"), f"-fpass-plugin={PLUGIN}"),
-        "clang+plugin analyze": clang(os.path.join(workdir, f"{name}.clang+plugin analyze.ptx"),
+        "clang": clang(os.path.join(workdir, f"{stem}.clang.ptx")),
+        "clang+plugin": clang(os.path.join(workdir, f"{stem}.clang+plugin.ptx"), f"-fpass-plugin={PLUGIN}"),
+        "clang+plugin analyze": clang(os.path.join(workdir, f"{stem}.clang+plugin analyze.ptx"),
                                       f"-fpass-plugin={PLUGIN}", "-mllvm", "-nvregalloc-cssa-coalesce=false",
                                       "-mllvm", "-nvregalloc-coalesce=analyze",
                                       "-mllvm", "-nvregalloc-color=analyze"),
@@ -153,12 +206,17 @@ def build_kernel(cu, workdir, extra_modes=()):
         if r.returncode:
             failures.append(f"{name} [{build}]: {r.stderr.strip()[:600]}")
     if not failures:
-        out = lambda build: os.path.join(workdir, f"{name}.{build}.ptx")
+        out = lambda build: os.path.join(workdir, f"{stem}.{build}.ptx")
         if PTXAS and run([PTXAS, "-arch=sm_90", out("clang+plugin"), "-o", "/dev/null"]).returncode:
             failures.append(f"{name} [clang -fpass-plugin]: ptxas rejected the PTX")
         if open(out("clang")).read() != open(out("clang+plugin analyze")).read():
             failures.append(f"{name}: clang -fpass-plugin in analysis-only mode differs from stock clang")
-    return failures, figures
+    return failures, figures, None
+
+
+def functions(stats):
+    """The per-function figures of one build (without its bookkeeping)."""
+    return [f for fn, f in stats.items() if not fn.startswith("(")]
 
 
 def check_budget(name, mode, budget, stats, stderr, report_json):
@@ -172,6 +230,8 @@ def check_budget(name, mode, budget, stats, stderr, report_json):
             for fn, passes in json.load(fh)["functions"].items():
                 color[fn] = passes.get("color", {}).get("figures", {})
     for fn, figs in stats.items():
+        if fn.startswith("("):
+            continue
         figs.update({k: color.get(fn, {}).get(k, 0) for k in SPILL_FIGURES})
         over = {cls: n for cls, n in figs["regs"].items() if n > budget}
         if not over:
@@ -194,19 +254,56 @@ def phi_elimination_copies(ll, mir, cssa, verify):
         return sum(1 for line in fh if " = COPY " in line)
 
 
-def kernel_files(corpus):
-    return sorted(os.path.join(corpus, f) for f in os.listdir(corpus) if f.endswith(".cu"))
+def corpus_units(corpus):
+    """(name, .cu file, clang flags) per compilation: the folder's .cu files,
+    or, for a folder of benchmark folders (HeCBench: DIR or DIR/src), each
+    benchmark's .cu files that no other of its .cu files includes, with -I
+    the benchmark's folder."""
+    top = sorted(f for f in os.listdir(corpus) if f.endswith(".cu"))
+    if top:
+        return [(os.path.splitext(f)[0], os.path.join(corpus, f), []) for f in top]
+    if os.path.isdir(os.path.join(corpus, "src")):
+        corpus = os.path.join(corpus, "src")
+    units = []
+    for bench in sorted(os.listdir(corpus)):
+        folder = os.path.join(corpus, bench)
+        if not os.path.isdir(folder):
+            continue
+        cus = sorted(f for f in os.listdir(folder) if f.endswith(".cu"))
+        included = set()
+        for f in cus:
+            with open(os.path.join(folder, f), errors="replace") as fh:
+                included.update(os.path.basename(m) for m in re.findall(r'#\s*include\s+"([^"]+)"', fh.read()))
+        for f in cus:
+            if f not in included:
+                units.append((f"{bench}/{os.path.splitext(f)[0]}", os.path.join(folder, f), ["-I", folder]))
+    return units
 
 
-def report(results):
-    modes = [m for m in MODES if m != "analyze"]
+def left_unchanged_report(results, modes):
+    """Per mode: functions compiled, and those left unchanged by reason."""
+    print("functions left unchanged, per mode (of all functions compiled):")
+    for mode in modes:
+        counts, total = collections.Counter(), 0
+        for _, figures, _ in results.values():
+            stats = figures.get(mode)
+            if stats is None:
+                continue
+            total += len(functions(stats))
+            counts.update(reason for _, reason in set(stats.get("(left unchanged)", [])))
+        left = sum(counts.values())
+        detail = "; ".join(f"{n} {reason}" for reason, n in counts.most_common())
+        print(f"  {mode:24} {left} of {total} ({100.0 * left / max(total, 1):.2f}%){': ' + detail if detail else ''}")
+
+
+def report(results, modes):
     print(f"{'kernel':28} " + " ".join(f"{m[:13]:>13}" for m in modes))
     print(f"{'':28} " + " ".join(f"{'decl/mov/hw':>13}" for _ in modes))
     totals = {m: [0, 0, 0] for m in modes}
-    for name, (_, figures) in sorted(results.items()):
+    for name, (_, figures, _) in sorted(results.items()):
         cells = []
         for m in modes:
-            fs = figures.get(m, {}).values()
+            fs = functions(figures.get(m, {}))
             t = [sum(f.get(k, 0) for f in fs) for k in ("declared", "moves", "hw_regs")]
             totals[m] = [a + b for a, b in zip(totals[m], t)]
             cells.append(f"{t[0]:>5}/{t[1]:>3}/{t[2]:>3}")
@@ -215,7 +312,7 @@ def report(results):
     print()
     print(f"{'budget':8} {'within':>6} {'excused':>24} " + " ".join(f"{k[:12]:>12}" for k in SPILL_FIGURES))
     for mode, budget in BUDGET_MODES.items():
-        fns = [f for _, figures in results.values() for f in figures.get(mode, {}).values()]
+        fns = [f for _, figures, _ in results.values() for f in functions(figures.get(mode, {}))]
         within = sum(1 for f in fns if "over budget" not in f)
         excused = {}
         for f in fns:
@@ -224,7 +321,7 @@ def report(results):
         excused_text = ", ".join(f"{n} {e}" for e, n in sorted(excused.items()))
         sums = [sum(f.get(k, 0) for f in fns) for k in SPILL_FIGURES]
         print(f"{budget:<8} {within:>6} {excused_text:>24} " + " ".join(f"{v:>12}" for v in sums))
-    copies = [figures.get("copies after PHI elimination", {}) for _, figures in results.values()]
+    copies = [figures.get("copies after PHI elimination", {}) for _, figures, _ in results.values()]
     before = sum(c.get("without cssa") or 0 for c in copies)
     after = sum(c.get("with cssa") or 0 for c in copies)
     print(f"COPY instructions right after PHI elimination: {before} without CSSA, {after} with")
@@ -233,27 +330,50 @@ def report(results):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", default=os.path.join(ROOT, "tests/kernels"))
+    ap.add_argument("--modes", help="comma-separated modes to build (stock always), default all: "
+                    + ", ".join(m for m in MODES if m != "stock"))
+    ap.add_argument("--llc-only", action="store_true",
+                    help="skip the clang -fpass-plugin builds and the PHI elimination counts")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--report", action="store_true")
     ap.add_argument("--json")
     args = ap.parse_args()
-    results = {}
+    chosen = [m.strip() for m in args.modes.split(",")] if args.modes else list(MODES)
+    unknown = [m for m in chosen if m not in MODES]
+    if unknown:
+        ap.error(f"unknown modes {unknown}; known: {', '.join(MODES)}")
+    modes = {m: MODES[m] for m in ["stock", *[m for m in chosen if m != "stock"]]}
+    corpus = os.path.abspath(args.corpus)
+    external = corpus != os.path.join(ROOT, "tests/kernels")
+    results, skipped = {}, {}
     with tempfile.TemporaryDirectory(prefix="nvra-corpus-") as workdir, \
             futures.ThreadPoolExecutor(args.jobs) as pool:
-        jobs = {pool.submit(build_kernel, cu, workdir): cu for cu in kernel_files(args.corpus)}
+        jobs = {pool.submit(build_kernel, unit, workdir, modes, not args.llc_only, external): unit[0]
+                for unit in corpus_units(corpus)}
         for job in futures.as_completed(jobs):
-            name = os.path.splitext(os.path.basename(jobs[job]))[0]
-            results[name] = job.result()
-            print(f"{'FAIL' if results[name][0] else 'ok  '} {name}", flush=True)
-    failed = {n: f for n, (f, _) in results.items() if f}
+            name = jobs[job]
+            failures, figures, why_skipped = job.result()
+            if why_skipped:
+                skipped[name] = why_skipped
+                print(f"skip {name}: {why_skipped}", flush=True)
+                continue
+            results[name] = (failures, figures, None)
+            print(f"{'FAIL' if failures else 'ok  '} {name}", flush=True)
+    failed = {n: f for n, (f, _, _) in results.items() if f}
     for name, failures in sorted(failed.items()):
         for failure in failures:
             print(f"  {failure}")
     if args.report:
-        report(results)
+        report(results, [m for m in modes if m != "analyze"])
+    if skipped:
+        print(f"not compared ({len(skipped)}):")
+        for name, why in sorted(skipped.items()):
+            print(f"  {name}: {why}")
+    left_unchanged_report(results, [m for m in modes if MODES[m] is not None])
     if args.json:
         with open(args.json, "w") as fh:
-            json.dump({n: figs for n, (_, figs) in results.items()}, fh, indent=1, sort_keys=True)
+            json.dump({"results": {n: figs for n, (_, figs, _) in results.items()}, "skipped": skipped},
+                      fh, indent=1, sort_keys=True)
     print(f"corpus: {len(results) - len(failed)} passed, {len(failed)} failed")
     return 1 if failed or not results else 0
 
