@@ -15,4 +15,5 @@ export NVCC="$CUDA_ROOT/bin/nvcc"
 export CUDA_STUBS="$NVREGALLOC_ROOT/build/cuda-stubs"
 export PLUGIN="$NVREGALLOC_ROOT/target/release/libnvregalloc.so"
 # The device kernels: clang 22 compiling CUDA against the wheels' CUDA root.
-export CLANG_CUDA_FLAGS="-x cuda --cuda-device-only --cuda-gpu-arch=sm_90 --cuda-path=$CUDA_ROOT -isystem $CUDA_STUBS -Wno-unknown-cuda-version -O3"
+# CCCL (CUB, Thrust, libcu++) sits in include/cccl, where nvcc looks and clang does not.
+export CLANG_CUDA_FLAGS="-x cuda --cuda-device-only --cuda-gpu-arch=sm_90 --cuda-path=$CUDA_ROOT -isystem $CUDA_STUBS -isystem $CUDA_ROOT/include/cccl -Wno-unknown-cuda-version -O3"

@@ -4,7 +4,8 @@
 #   - LLVM 22 (llc, clang, FileCheck, lit, llvm-config, libclang for bindgen)
 #     from Debian's registry
 #   - the Rust toolchain, from rustup, if cargo is missing
-#   - NVIDIA's nvcc/cicc/ptxas (CUDA 13) from the Python registry, into .venv
+#   - NVIDIA's nvcc/cicc/ptxas (CUDA 13) and CCCL's headers (CUB, Thrust,
+#     libcu++: real CUDA code includes them) from the Python registry, into .venv
 #   - an empty curand_mtgp32_kernel.h that clang's CUDA wrappers include
 #   - csmith and its headers (Debian csmith, libcsmith-dev), for ptxsim's
 #     differential tests
@@ -43,6 +44,10 @@ if [ -z "$CUDA_ROOT" ] || ! [ -x "$CUDA_ROOT/bin/ptxas" ]; then
   log "installing nvidia-cuda-nvcc (nvcc, cicc, ptxas) into .venv"
   "$VENV/bin/pip" install -q nvidia-cuda-nvcc
   source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+fi
+if ! [ -e "$CUDA_ROOT/include/cccl/cub/cub.cuh" ]; then
+  log "installing nvidia-cuda-cccl (CUB, Thrust, libcu++ headers) into .venv"
+  "$VENV/bin/pip" install -q nvidia-cuda-cccl
 fi
 mkdir -p "$CUDA_STUBS"
 : > "$CUDA_STUBS/curand_mtgp32_kernel.h"
