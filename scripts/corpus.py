@@ -95,7 +95,7 @@ def llc_cmd(ll, out, options, verify):
 def verifier_flags(cu):
     """A kernel whose first lines say 'corpus: no-verify' (LLVM itself fails the
     machine verifier on it, plugin or not) is compiled without the verifier."""
-    with open(cu) as fh:
+    with open(cu, errors="replace") as fh:
         head = fh.read(2000)
     return [] if "corpus: no-verify" in head else ["-verify-machineinstrs"]
 
@@ -112,7 +112,7 @@ def unchanged_functions(stderr, report_json):
     for line in stderr.splitlines():
         m = LEFT_UNCHANGED.search(line)
         if m:
-            left.add((m.group(2), re.sub(r"(?<![A-Za-z])\d+|\b[iv]\d+\b", "N", m.group(3))))
+            left.add((m.group(2), re.sub(r"(?<![A-Za-z0-9])\d+|\b[iv]\d+\b", "N", m.group(3))))
     if os.path.exists(report_json):
         with open(report_json) as fh:
             for fn, passes in json.load(fh)["functions"].items():
@@ -352,7 +352,10 @@ def main():
                 for unit in corpus_units(corpus)}
         for job in futures.as_completed(jobs):
             name = jobs[job]
-            failures, figures, why_skipped = job.result()
+            try:
+                failures, figures, why_skipped = job.result()
+            except Exception as e:  # a bug of this script must not lose the other results
+                failures, figures, why_skipped = [f"{name}: corpus.py failed: {e!r}"], {}, None
             if why_skipped:
                 skipped[name] = why_skipped
                 print(f"skip {name}: {why_skipped}", flush=True)

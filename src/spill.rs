@@ -18,7 +18,7 @@
 //! Spill slots are shared by spilled values of one class whose live ranges do
 //! not overlap (slot coalescing), greedily in vreg order.
 
-use crate::function::{Function, Inst, InstFlags, InstKind, RegClass, VReg};
+use crate::function::{Block, Function, Inst, InstFlags, InstKind, RegClass, VReg};
 use crate::interference::InterferenceGraph;
 use crate::rewrite::{Insert, Place, Rewrite, Slot, SpillOp, UseSubstitution};
 
@@ -190,7 +190,11 @@ pub fn insert_spill_code(f: &Function, original_graph: &InterferenceGraph, spill
                             _ => {
                                 let temp =
                                     lazy_temp.unwrap_or_else(|| code.new_temp(class, Temp::Of(s.value)));
-                                let place = Place::Before(*i);
+                                // A use in a terminator after the first (the index of
+                                // a jump table's brx.idx) is reloaded before the first:
+                                // nothing may sit between terminators.
+                                let at = Inst(i.0.min(f.first_terminator(Block::new(b)).0));
+                                let place = Place::Before(at);
                                 match (s.home, carrier_class) {
                                     (Home::Slot, Some(carrier_class)) => {
                                         let carrier = code.new_temp(carrier_class, Temp::PredicateCarrier);
