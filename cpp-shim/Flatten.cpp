@@ -71,8 +71,6 @@ FlatFunction::FlatFunction(MachineFunction &MF, const MachineLoopInfo &MLI,
       I.kind = instKind(MI);
       I.opcode = MI.getOpcode();
       I.first_operand = Operands.size();
-      if (MI.isInlineAsm())
-        I.flags |= NVRA_INST_HAS_INLINE_ASM;
       if (MI.hasUnmodeledSideEffects())
         I.flags |= NVRA_INST_HAS_SIDE_EFFECTS;
       if (MI.mayLoad())

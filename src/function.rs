@@ -65,7 +65,6 @@ bitflags::bitflags! {
     /// Facts the shim reports about an instruction.
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
     pub struct InstFlags: u32 {
-        const INLINE_ASM = 1 << 0;
         const PHYS_REG = 1 << 1;
         const SIDE_EFFECTS = 1 << 2;
         const MAY_LOAD = 1 << 3;

@@ -94,12 +94,14 @@ impl Census {
         let mut pressure = vec![0u32; f.class_names.len()];
         for b in f.block_ids() {
             walk_block_backward(f, liveness, b, &mut live, |i, live_after| {
-                pressure.copy_from_slice(live_after.per_class());
+                for (class, now) in pressure.iter_mut().enumerate() {
+                    *now = live_after.count(RegClass::new(class));
+                }
                 let mut defs = 0u64;
                 for d in f.defs(i) {
                     let Some(class) = f.class_of(d) else { continue };
                     defs += 1;
-                    census.graph_entries += u64::from(live_after.per_class()[class.index()]) + defs;
+                    census.graph_entries += u64::from(live_after.count(class)) + defs;
                     if !live_after.contains(d) {
                         pressure[class.index()] += 1;
                     }

@@ -99,8 +99,6 @@ pub struct LiveSet {
     position: Vec<u32>,
     /// Each vreg's list.
     list: Vec<u32>,
-    /// Members per class (the lengths of the class lists).
-    per_class: Vec<u32>,
 }
 
 impl LiveSet {
@@ -110,7 +108,6 @@ impl LiveSet {
             dense: vec![Vec::new(); f.class_names.len() + 1],
             position: vec![u32::MAX; f.num_vregs()],
             list: f.vreg_class.iter().map(|c| c.map_or(no_class, |c| c.0)).collect(),
-            per_class: vec![0; f.class_names.len()],
         }
     }
 
@@ -123,9 +120,6 @@ impl LiveSet {
             let list = self.list[v.index()] as usize;
             self.position[v.index()] = self.dense[list].len() as u32;
             self.dense[list].push(v);
-            if let Some(count) = self.per_class.get_mut(list) {
-                *count += 1;
-            }
         }
     }
 
@@ -141,14 +135,11 @@ impl LiveSet {
             self.position[last.index()] = at;
         }
         self.position[v.index()] = u32::MAX;
-        if let Some(count) = self.per_class.get_mut(list) {
-            *count -= 1;
-        }
     }
 
-    /// Members of each class.
-    pub fn per_class(&self) -> &[u32] {
-        &self.per_class
+    /// How many members `class` has.
+    pub fn count(&self, class: RegClass) -> u32 {
+        self.dense[class.index()].len() as u32
     }
 
     pub fn reset_to(&mut self, members: &[VReg]) {
@@ -157,7 +148,6 @@ impl LiveSet {
                 self.position[v.index()] = u32::MAX;
             }
         }
-        self.per_class.fill(0);
         for &v in members {
             self.insert(v);
         }

@@ -40,7 +40,8 @@ typedef enum NvraInstKind {
 /* Facts about an instruction that may make its function unsupported. The
  * shim reports facts; the Rust core decides what they mean. */
 typedef enum NvraInstFlag {
-  NVRA_INST_HAS_INLINE_ASM = 1u << 0,
+  /* 1u << 0 is unused (it marked inline assembly, which is now an ordinary
+   * instruction). */
   NVRA_INST_HAS_PHYS_REG = 1u << 1, /* a physical register that is not reserved */
   NVRA_INST_HAS_SIDE_EFFECTS = 1u << 2,
   NVRA_INST_MAY_LOAD = 1u << 3,
