@@ -3,6 +3,7 @@
 #include "Flatten.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/CodeGen/MachineBlockFrequencyInfo.h"
 #include "llvm/CodeGen/MachineFrameInfo.h"
@@ -79,6 +80,10 @@ FlatFunction::FlatFunction(MachineFunction &MF, const MachineLoopInfo &MLI,
         I.flags |= NVRA_INST_MAY_STORE;
       if (TII.isTriviallyReMaterializable(MI))
         I.flags |= NVRA_INST_REMATERIALIZABLE;
+      if (!MI.mayLoadOrStore() &&
+          any_of(MI.operands(),
+                 [](const MachineOperand &MO) { return MO.isFI(); }))
+        I.flags |= NVRA_INST_FRAME_ADDRESS;
 
       // Operand index in MI -> index among this instruction's vreg operands.
       SmallVector<uint32_t, 8> Position(MI.getNumOperands(), NVRA_NONE);

@@ -36,6 +36,7 @@ pub enum KeepReason {
     Interference,
     RegisterClass,
     Conservative,
+    FrameAddress,
     CopyLimit,
     CoalesceLimit,
 }
@@ -46,6 +47,7 @@ impl KeepReason {
             Self::Interference => c"its registers interfere",
             Self::RegisterClass => c"its registers differ in class or operand form",
             Self::Conservative => c"the merge fails the conservative test",
+            Self::FrameAddress => c"a frame address keeps its register to itself",
             Self::CopyLimit => c"the copy limit was reached",
             Self::CoalesceLimit => c"the coalesce limit was reached",
         }
@@ -163,6 +165,20 @@ pub fn coalesce(f: &Function, options: &Options) -> PassOutcome {
     }
 
     let conservative = options.coalesce_mode != CoalesceMode::ReplaceStock;
+    // Per set (at its root): whether it holds a frame address, and how many
+    // instructions write it, a merged copy no longer counted (an
+    // over-estimate where other copies also join the two sets). A frame
+    // address must stay its register's one def (`Function::frame_addresses`).
+    let mut frame_address = f.frame_addresses();
+    let mut defs = vec![0u32; f.num_vregs()];
+    for i in (0..f.insts.len()).map(Inst::new) {
+        let mut written: Vec<VReg> = f.defs(i).collect();
+        written.sort_unstable();
+        written.dedup();
+        for v in written {
+            defs[v.index()] += 1;
+        }
+    }
     let mut sets = VRegSets::new(f.num_vregs());
     let mut waiting = CandidateHeap::new();
     let mut why_waiting = std::collections::HashMap::new();
@@ -177,7 +193,10 @@ pub fn coalesce(f: &Function, options: &Options) -> PassOutcome {
             if ru == rv {
                 continue;
             }
-            let blocked = if graph.interferes(ru, rv) {
+            let merged_defs = (defs[ru.index()] + defs[rv.index()]).saturating_sub(1);
+            let blocked = if (frame_address[ru.index()] || frame_address[rv.index()]) && merged_defs > 1 {
+                Some(KeepReason::FrameAddress)
+            } else if graph.interferes(ru, rv) {
                 Some(KeepReason::Interference)
             } else if conservative && !conservative_test(&graph, ru, rv, options) {
                 Some(KeepReason::Conservative)
@@ -195,6 +214,8 @@ pub fn coalesce(f: &Function, options: &Options) -> PassOutcome {
             }
             tracing::debug!(inst = c.inst.0, dst = ?c.dst, src = ?c.src, "merge");
             let (root, other) = sets.union(ru, rv);
+            frame_address[root.index()] |= frame_address[other.index()];
+            defs[root.index()] = merged_defs;
             graph.merge(root, other);
             merges += 1;
             merged_this_round = true;
@@ -246,6 +267,7 @@ pub fn coalesce(f: &Function, options: &Options) -> PassOutcome {
         (c"kept-interference", count(KeepReason::Interference)),
         (c"kept-register-class", count(KeepReason::RegisterClass)),
         (c"kept-conservative", count(KeepReason::Conservative)),
+        (c"kept-frame-address", count(KeepReason::FrameAddress)),
         (c"kept-copy-limit", count(KeepReason::CopyLimit)),
         (c"kept-coalesce-limit", count(KeepReason::CoalesceLimit)),
         (c"graph-entries", graph.entries),
@@ -335,7 +357,7 @@ fn rematerialize_constant_copies(f: &Function, stay: &[Inst], rewrite: &mut Rewr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::function::{FunctionBuilder, RegClass};
+    use crate::function::{FunctionBuilder, InstData, RegClass};
     use proptest::prelude::*;
 
     /// `u` and `v` share 15 neighbours, each of degree `degree`.
@@ -420,6 +442,36 @@ mod tests {
         assert!(r.iter().all(|&v| outcome.rewrite.renamed(v) == r[0]));
         assert_eq!(outcome.rewrite.deleted, [Inst(2), Inst(3), Inst(4)]);
         assert_eq!(outcome.stat("copies-coalesced"), Some(3));
+        crate::checker::check(&f, &outcome.rewrite).unwrap();
+    }
+
+    /// `fa` = frame address; `a = fa` (a's only def), `b = fa`, later
+    /// `b = ...` again: a may join fa (fa's register keeps one def), b may
+    /// not (its register would have two).
+    #[test]
+    fn a_frame_address_joins_only_copies_that_keep_it_the_one_def() {
+        let mut b = FunctionBuilder::new("frame", &["B64"]);
+        let [fa, a, fb, x] = std::array::from_fn(|_| b.vreg(RegClass(0)));
+        b.block(0);
+        let frame_address = |v| InstData {
+            kind: InstKind::Other,
+            flags: InstFlags::FRAME_ADDRESS,
+            opcode: 0,
+            operands: vec![crate::function::Operand::def(v)],
+        };
+        b.inst_with(frame_address(fa));
+        b.copy(a, fa);
+        b.inst(InstKind::Other, &[], &[a]);
+        b.inst_with(frame_address(fb));
+        b.copy(x, fb);
+        b.inst(InstKind::Other, &[], &[x]);
+        b.inst(InstKind::Other, &[x], &[]);
+        b.inst(InstKind::Other, &[], &[x]);
+        let f = b.finish();
+        let outcome = coalesce(&f, &Options { coalesce_mode: CoalesceMode::ReplaceStock, ..Options::default() });
+        assert_eq!(outcome.rewrite.renamed(a), outcome.rewrite.renamed(fa));
+        assert_ne!(outcome.rewrite.renamed(x), outcome.rewrite.renamed(fb));
+        assert_eq!(outcome.stat("kept-frame-address"), Some(1));
         crate::checker::check(&f, &outcome.rewrite).unwrap();
     }
 

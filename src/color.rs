@@ -456,6 +456,29 @@ pub fn colors_per_class(f: &Function, coloring: &Coloring) -> Vec<u32> {
     used
 }
 
+/// Gives a frame address (see `Function::frame_addresses`) a color of its
+/// own where its color's register would have other defs than its own.
+/// Taking a vreg out of a color class leaves the rest of the class as valid
+/// as it was.
+fn keep_frame_addresses_alone(f: &Function, coloring: &mut Coloring) {
+    let frame_address = f.frame_addresses();
+    if !frame_address.contains(&true) {
+        return;
+    }
+    let mut rewrite = crate::rewrite::Rewrite::identity(f.num_vregs());
+    rewrite.rename = color_representatives(f, coloring);
+    rewrite.deleted = crate::coalesce::deletable_copies(f, &rewrite);
+    let defs = rewrite.defs_per_register(f);
+    let mut next = colors_per_class(f, coloring);
+    for v in (0..f.num_vregs()).filter(|&v| frame_address[v]) {
+        let register = rewrite.rename[v];
+        if let (Some(_), Some(class), true) = (coloring.color[v], f.vreg_class[v], defs[register.index()] > 1) {
+            coloring.color[v] = Some(next[class.index()]);
+            next[class.index()] += 1;
+        }
+    }
+}
+
 /// One vreg per (class, color): the lowest-numbered vreg with that color.
 pub fn color_representatives(f: &Function, coloring: &Coloring) -> Vec<VReg> {
     let mut rep: rustc_hash::FxHashMap<(RegClass, u32), VReg> = Default::default();
@@ -541,6 +564,8 @@ pub fn color(f: &Function, options: &Options) -> crate::rewrite::PassOutcome {
         }
     };
 
+    let mut coloring = coloring;
+    keep_frame_addresses_alone(f, &mut coloring);
     let mut rewrite = Rewrite::identity(f.num_vregs());
     rewrite.rename = color_representatives(f, &coloring);
     rewrite.deleted = crate::coalesce::deletable_copies(f, &rewrite);
@@ -551,6 +576,35 @@ pub fn color(f: &Function, options: &Options) -> crate::rewrite::PassOutcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A frame address dead after its one use shares no register with the
+    /// values defined after it, though one color would do for all of them.
+    #[test]
+    fn a_frame_address_keeps_its_register_to_itself() {
+        use crate::function::{FunctionBuilder, InstData, InstFlags, InstKind, Operand};
+        let mut b = FunctionBuilder::new("frame", &["B64"]);
+        let [fa, x, y] = std::array::from_fn(|_| b.vreg(RegClass(0)));
+        b.block(0);
+        b.inst_with(InstData {
+            kind: InstKind::Other,
+            flags: InstFlags::FRAME_ADDRESS,
+            opcode: 0,
+            operands: vec![Operand::def(fa)],
+        });
+        b.inst(InstKind::Other, &[], &[fa]);
+        for v in [x, y] {
+            b.inst(InstKind::Other, &[v], &[]);
+            b.inst(InstKind::Other, &[], &[v]);
+        }
+        let f = b.finish();
+        for graph_limit in [Options::default().graph_limit, 0] {
+            let outcome = color(&f, &Options { graph_limit, ..Options::default() });
+            let rename = &outcome.rewrite.rename;
+            assert_eq!(rename[x.index()], rename[y.index()], "graph limit {graph_limit}");
+            assert_ne!(rename[fa.index()], rename[x.index()], "graph limit {graph_limit}");
+            crate::checker::check(&f, &outcome.rewrite).unwrap();
+        }
+    }
 
     fn graph(n: u32, edges: &[(u32, u32)]) -> (InterferenceGraph, Vec<VReg>) {
         let mut g = InterferenceGraph::new(n as usize, 1);

@@ -70,6 +70,9 @@ bitflags::bitflags! {
         const MAY_LOAD = 1 << 3;
         const MAY_STORE = 1 << 4;
         const REMATERIALIZABLE = 1 << 5;
+        /// Defines a stack-frame address that must stay its register's only
+        /// def (see `Function::frame_addresses`).
+        const FRAME_ADDRESS = 1 << 6;
     }
 }
 
@@ -236,6 +239,22 @@ impl Function {
     /// Registers an instruction writes.
     pub fn defs(&self, i: Inst) -> impl Iterator<Item = VReg> + '_ {
         self.inst(i).operands.iter().filter(|o| o.is_def()).map(|o| o.vreg)
+    }
+
+    /// Vregs defined by a frame-address instruction. NVPTX's peephole (after
+    /// our passes) folds a frame address converted to a local address into a
+    /// direct `%SPL` address only while that instruction is its register's
+    /// only def; sharing the register leaves the stack addressed through
+    /// generic `%SP` (more SASS, more local-memory traffic). So the passes
+    /// never give these vregs a register another vreg uses.
+    pub fn frame_addresses(&self) -> Vec<bool> {
+        let mut frame_address = vec![false; self.num_vregs()];
+        for data in self.insts.iter().filter(|data| data.flags.contains(InstFlags::FRAME_ADDRESS)) {
+            for o in data.operands.iter().filter(|o| o.is_def()) {
+                frame_address[o.vreg.index()] = true;
+            }
+        }
+        frame_address
     }
 
     /// Registers an instruction writes before reading its uses.

@@ -111,6 +111,22 @@ impl Rewrite {
             && self.rename.iter().enumerate().all(|(i, v)| v.index() == i)
     }
 
+    /// For each register of the rewritten function, how many of the original
+    /// instructions the rewrite keeps write it (spill code and edge copies
+    /// not counted).
+    pub fn defs_per_register(&self, f: &Function) -> Vec<u32> {
+        let mut defs = vec![0u32; self.rename.len()];
+        for i in (0..f.insts.len()).map(Inst::new).filter(|i| self.deleted.binary_search(i).is_err()) {
+            let mut written: Vec<VReg> = f.defs(i).map(|v| self.renamed(v)).collect();
+            written.sort_unstable();
+            written.dedup();
+            for r in written {
+                defs[r.index()] += 1;
+            }
+        }
+        defs
+    }
+
     /// The copies to insert at the end of `b`.
     pub fn edge_copies_of(&self, b: Block) -> &[EdgeCopy] {
         let start = self.edge_copies.partition_point(|c| c.block < b);

@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bump on any change to a struct below or to the meaning of a field. */
-#define NVRA_ABI_VERSION 8u
+#define NVRA_ABI_VERSION 9u
 
 /* Sentinel for "no register" / "no tie" in 32-bit index fields. */
 #define NVRA_NONE 0xffffffffu
@@ -47,6 +47,11 @@ typedef enum NvraInstFlag {
   NVRA_INST_MAY_LOAD = 1u << 3,
   NVRA_INST_MAY_STORE = 1u << 4,
   NVRA_INST_REMATERIALIZABLE = 1u << 5, /* TargetInstrInfo says it may be recomputed */
+  /* Computes a stack-frame address (a frame-index operand, no memory access).
+   * NVPTX's peephole later turns a generic frame address that is converted
+   * to a local one into a direct local address, but only while the
+   * instruction is its register's one def. */
+  NVRA_INST_FRAME_ADDRESS = 1u << 6,
 } NvraInstFlag;
 
 typedef enum NvraOperandFlag {
