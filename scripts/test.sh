@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # README command 2: install what is missing, build, and run every test:
-#   1. cargo test    the Rust core: unit, property and checker tests
+#   1. cargo test    the Rust core: unit, property and checker tests (testkit/:
+#                    the random programs and interpreter the plugin never links)
 #   2. lit           tests/lit, the real llc 22 + FileCheck on .ll and .mir
 #   3. corpus        tests/kernels through stock llc/clang and every plugin mode
 #                    (-verify-machineinstrs, ptxas, byte-identity of analysis mode)
@@ -18,7 +19,7 @@ suite() {
   echo "=== $name: $*"
   if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "=== $name FAILED"; fi
 }
-suite "cargo test" cargo test --release --quiet
+suite "cargo test" cargo test --release --quiet -p nvregalloc -p nvregalloc-testkit
 suite "lit" lit -sv tests/lit
 suite "corpus" python3 scripts/corpus.py
 suite "differential" cargo test --release --quiet -p ptxsim -- --test-threads=1 --nocapture

@@ -7,7 +7,9 @@
 //! coalescing before PHI elimination), `coalesce` (conservative coalescing),
 //! `color` (Briggs optimistic coloring), `budget` (coloring into N registers
 //! with spilling), `spill` (spill code and slots), `spill_cost`; `checker` proves every rewrite independently; `driver`
-//! strings them together for one function.
+//! strings them together for one function. The random-program generator and
+//! the interpreter the semantic tests use live in `testkit/`, outside the
+//! plugin.
 
 #[allow(non_upper_case_globals, non_camel_case_types, non_snake_case, dead_code)]
 mod abi {
@@ -23,9 +25,7 @@ pub mod dot;
 pub mod driver;
 pub mod ffi;
 pub mod function;
-pub mod generate;
 pub mod interference;
-pub mod interp;
 pub mod linear_scan;
 pub mod liveness;
 pub mod options;

@@ -5,19 +5,19 @@
 //! step otherwise.
 //!
 //! Rejections of correct rewrites (the checker's known incompleteness, see
-//! tests/semantics.rs) are tolerated unless NVREGALLOC_STRICT_CHECKER=1.
+//! testkit/tests/semantics.rs) are tolerated unless NVREGALLOC_STRICT_CHECKER=1.
 //!
 //! Replay a crash with `cargo +nightly fuzz run modes artifacts/modes/<file>`;
 //! a plain u64 seed `s` is the input `s.to_le_bytes()`, and can be added to
-//! tests/fuzz-seeds.txt.
+//! testkit/tests/fuzz-seeds.txt.
 
 #![no_main]
 
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use nvregalloc::generate;
-use nvregalloc::interp::{self, Mode};
+use nvregalloc_testkit::generate;
+use nvregalloc_testkit::interp::{self, Mode};
 
 fuzz_target!(|data: &[u8]| {
     static MODES: OnceLock<(Vec<Mode>, Vec<Mode>)> = OnceLock::new();

@@ -32,7 +32,7 @@
 //! Register classes: two to four of B1, B16, B32, B64. Some programs keep 20
 //! to 60 values live at once.
 
-use crate::function::{
+use nvregalloc::function::{
     Block, Function, FunctionBuilder, InstData, InstFlags, InstKind, Operand, OperandFlags, RegClass, VReg,
 };
 use crate::interp::{OP_DEC, OP_IS_ZERO, OP_PARAM};
@@ -175,7 +175,7 @@ pub fn to_ssa(f: &Function) -> Function {
 }
 
 fn maximal_ssa(f: &Function) -> Function {
-    let liveness = crate::liveness::Liveness::compute(f);
+    let liveness = nvregalloc::liveness::Liveness::compute(f);
     let mut out = Function { insts: Vec::new(), ..f.clone() };
     let fresh = |out: &mut Function, original: VReg| {
         out.vreg_class.push(f.class_of(original));
@@ -831,9 +831,9 @@ mod tests {
                     assert_eq!(f.inst(last).kind, InstKind::Terminator);
                 }
             }
-            assert!(crate::driver::unsupported_reason(&f, crate::driver::Pass::Coalesce).is_none());
+            assert!(nvregalloc::driver::unsupported_reason(&f, nvregalloc::driver::Pass::Coalesce).is_none());
             // Nothing is read before a def reaches it, on any path.
-            assert!(crate::liveness::Liveness::compute(&f).live_in[0].is_empty(), "seed {seed}");
+            assert!(nvregalloc::liveness::Liveness::compute(&f).live_in[0].is_empty(), "seed {seed}");
             let out = interp::run(&f, &params, interp::DEFAULT_FUEL);
             assert!(!out.trace.is_empty() || !out.finished(), "seed {seed}: nothing stored");
         }
@@ -862,8 +862,8 @@ mod tests {
         let mut full = 0;
         for seed in 0..20 {
             let (f, _) = random_function(seed, Size { blocks: 8, values: 40, stretch: 8 });
-            let liveness = crate::liveness::Liveness::compute(&f);
-            let graph = crate::interference::InterferenceGraph::build(&f, &liveness);
+            let liveness = nvregalloc::liveness::Liveness::compute(&f);
+            let graph = nvregalloc::interference::InterferenceGraph::build(&f, &liveness);
             let live: u32 = graph.max_live.iter().sum();
             assert!(live >= 20, "seed {seed}: at most {live} live");
             full += usize::from(live >= 40);

@@ -64,11 +64,11 @@
 
 use std::fmt;
 
-use crate::checker;
-use crate::driver::{self, Pass, Verdict};
-use crate::function::{Block, Function, Inst, InstFlags, InstKind, VReg};
-use crate::options::{CoalesceMode, ColorMode, Options};
-use crate::rewrite::Rewrite;
+use nvregalloc::checker;
+use nvregalloc::driver::{self, Pass, Verdict};
+use nvregalloc::function::{Block, Function, Inst, InstFlags, InstKind, VReg};
+use nvregalloc::options::{CoalesceMode, ColorMode, Options};
+use nvregalloc::rewrite::Rewrite;
 
 /// Def 0 = input 0 minus one (wrapping).
 pub const OP_DEC: u32 = 0xFFFF_FF01;
@@ -704,7 +704,7 @@ pub fn display(f: &Function) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::function::{FunctionBuilder, InstData, Operand, RegClass};
+    use nvregalloc::function::{FunctionBuilder, InstData, Operand, RegClass};
 
     fn imm(b: &mut FunctionBuilder, d: VReg, value: u32) {
         b.inst_with(InstData {

@@ -3,8 +3,8 @@
 //! without a nightly toolchain or cargo-fuzz. A seed that made the fuzzer
 //! crash can be added to the file as a regression test.
 
-use nvregalloc::generate;
-use nvregalloc::interp::{self, Activity};
+use nvregalloc_testkit::generate;
+use nvregalloc_testkit::interp::{self, Activity};
 
 const SEEDS: &str = include_str!("fuzz-seeds.txt");
 

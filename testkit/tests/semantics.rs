@@ -1,6 +1,6 @@
-//! Semantic tests: random programs (`nvregalloc::generate`) run through every
+//! Semantic tests: random programs (`nvregalloc_testkit::generate`) run through every
 //! pass configuration (`interp::modes`) must behave exactly as before
-//! (`nvregalloc::interp`: same stores, same end, and every instruction the
+//! (`nvregalloc_testkit::interp`: same stores, same end, and every instruction the
 //! rewrite keeps reads the same values), with every rewrite accepted by the
 //! checker; and mutation tests proving that the checker and the interpreter
 //! do catch wrong rewrites.
@@ -21,8 +21,8 @@ use nvregalloc::driver::{self, Pass, Verdict};
 use nvregalloc::function::{
     Function, FunctionBuilder, Inst, InstData, InstFlags, InstKind, Operand, RegClass, VReg,
 };
-use nvregalloc::generate::{self, Size};
-use nvregalloc::interp::{self, Activity, DEFAULT_FUEL};
+use nvregalloc_testkit::generate::{self, Size};
+use nvregalloc_testkit::interp::{self, Activity, DEFAULT_FUEL};
 use nvregalloc::options::{Fault, Options};
 use nvregalloc::rewrite::{Remat, Rewrite};
 use proptest::prelude::*;

@@ -6,7 +6,7 @@ import lit.formats
 
 config.name = "nvregalloc"
 config.test_format = lit.formats.ShTest(execute_external=True)
-config.suffixes = [".ll", ".mir", ".cu"]
+config.suffixes = [".ll", ".mir", ".cu", ".test"]
 config.excludes = ["Inputs"]
 config.test_source_root = os.path.dirname(__file__)
 root = os.path.dirname(os.path.dirname(config.test_source_root))
@@ -27,6 +27,7 @@ config.substitutions.append(("%llc_plugin", f"{llvm_bin}/llc -load-pass-plugin={
 config.substitutions.append(("%ptx_moves", f"python3 {root}/scripts/ptx_stats.py --moves"))
 config.substitutions.append(("%ptx_stats", f"python3 {root}/scripts/ptx_stats.py"))
 config.substitutions.append(("%python", "python3"))
+config.substitutions.append(("%llvm_dwarfdump", f"{llvm_bin}/llvm-dwarfdump"))
 config.substitutions.append(("%root", root))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 if cuda_root:
