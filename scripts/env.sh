@@ -11,6 +11,8 @@ CUDA_ROOT="$(ls -d "$VENV"/lib/python3*/site-packages/nvidia/cu13 2>/dev/null | 
 export CUDA_ROOT
 export PTXAS="$CUDA_ROOT/bin/ptxas"
 export NVCC="$CUDA_ROOT/bin/nvcc"
+# cuobjdump -sass needs nvdisasm beside it (both from the Python registry).
+export CUOBJDUMP="$CUDA_ROOT/bin/cuobjdump"
 # Headers clang's CUDA wrappers want but the wheels lack (see setup.sh).
 export CUDA_STUBS="$NVREGALLOC_ROOT/build/cuda-stubs"
 export PLUGIN="$NVREGALLOC_ROOT/target/release/libnvregalloc.so"

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Figures of merit read off PTX text, per function: registers declared per
 class, register-to-register moves, instructions; and, given ptxas, the
-hardware registers and spill bytes it reports.
+hardware registers and spill bytes it reports, the register-limited warps per
+SM they allow; given cuobjdump too, the SASS instructions and local-memory
+loads and stores (LDL/STL) of the machine code.
 
   ptx_stats.py FILE.ptx            one line per function
   ptx_stats.py --moves FILE.ptx    total register-to-register moves
@@ -10,8 +12,10 @@ hardware registers and spill bytes it reports.
 import argparse
 import json
 import re
+import os
 import subprocess
 import sys
+import tempfile
 
 FUNC_RE = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+)?\.(entry|func)\s+(?:\([^)]*\)\s*)?([\w$]+)")
 REG_DECL_RE = re.compile(r"^\s*\.reg\s+\.(\w+)\s+%(\w+)<(\d+)>;")
@@ -21,17 +25,31 @@ INST_RE = re.compile(r"^\s*(?:@!?%p\d+\s+)?[a-z][\w.:]*\b[^;]*;")
 PTXAS_FUNC_RE = re.compile(r"Compiling entry function '([\w$]+)'|Function properties for ([\w$]+)")
 PTXAS_USED_RE = re.compile(r"Used (\d+) registers")
 PTXAS_SPILL_RE = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
+SASS_FUNC_RE = re.compile(r"^\s*Function : ([\w$]+)")
+# "/*0040*/  @!P0 LDL.64 R2, [R1+0x8] ;": the opcode after an optional predicate.
+SASS_INST_RE = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T\d]+\s+)?([A-Z][A-Z0-9_]*)")
+
+# sm_90: 65,536 registers per SM, handed to warps in units of 256, at most
+# 64 warps resident.
+REGISTERS_PER_SM, ALLOCATION_UNIT, MAX_WARPS = 65536, 256, 64
+
+
+def register_limited_warps(regs_per_thread):
+    """Warps per SM the register file allows at this many registers per thread."""
+    per_warp = -(-regs_per_thread * 32 // ALLOCATION_UNIT) * ALLOCATION_UNIT
+    return MAX_WARPS if per_warp == 0 else min(MAX_WARPS, REGISTERS_PER_SM // per_warp)
 
 
 def parse_ptx(text):
-    """{function: {"regs": {prefix: count}, "moves": n, "insts": n}}"""
+    """{function: {"regs": {prefix: count}, "moves": n, "insts": n, "entry": is a kernel}}"""
     functions = {}
     current = None
     depth = 0
     for line in text.splitlines():
         m = FUNC_RE.match(line)
         if m and depth == 0:
-            current = functions.setdefault(m.group(2), {"regs": {}, "moves": 0, "insts": 0})
+            current = functions.setdefault(
+                m.group(2), {"regs": {}, "moves": 0, "insts": 0, "entry": m.group(1) == "entry"})
         depth += line.count("{") - line.count("}")
         if current is None or depth <= 0:
             if depth <= 0 and "}" in line:
@@ -53,10 +71,15 @@ def parse_ptx(text):
     return functions
 
 
-def ptxas_figures(ptxas, ptx_path, arch="sm_90"):
-    """{function: {"hw_regs": n, "spill_stores": bytes, "spill_loads": bytes}}"""
-    out = subprocess.run([ptxas, f"-arch={arch}", "-v", ptx_path, "-o", "/dev/null"],
-                         capture_output=True, text=True, check=True)
+def ptxas_figures(ptxas, ptx_path, arch="sm_90", cuobjdump=None):
+    """{function: {"hw_regs": n, "warps": n, "spill_stores": bytes, "spill_loads": bytes}},
+    and with cuobjdump also "sass_insts" (not counting NOPs), "ldl" and "stl"."""
+    with tempfile.TemporaryDirectory(prefix="nvra-sass-") as tmp:
+        cubin = os.path.join(tmp, "out.cubin") if cuobjdump else os.devnull
+        out = subprocess.run([ptxas, f"-arch={arch}", "-v", ptx_path, "-o", cubin],
+                             capture_output=True, text=True, check=True)
+        sass = subprocess.run([cuobjdump, "-sass", cubin], capture_output=True, text=True,
+                              check=True).stdout if cuobjdump else ""
     figures, name = {}, None
     for line in out.stderr.splitlines():
         m = PTXAS_FUNC_RE.search(line)
@@ -73,6 +96,22 @@ def ptxas_figures(ptxas, ptx_path, arch="sm_90"):
         u = PTXAS_USED_RE.search(line)
         if u:
             figures[name]["hw_regs"] = int(u.group(1))
+    for f in figures.values():
+        f["warps"] = register_limited_warps(f["hw_regs"])
+    name = None
+    for line in sass.splitlines():
+        m = SASS_FUNC_RE.match(line)
+        if m:
+            name = m.group(1)
+            figures.setdefault(name, {}).update({"sass_insts": 0, "ldl": 0, "stl": 0})
+            continue
+        i = SASS_INST_RE.match(line)
+        if name is None or not i or i.group(1) == "NOP":
+            continue
+        figures[name]["sass_insts"] += 1
+        for op in ("ldl", "stl"):
+            if i.group(1) == op.upper():
+                figures[name][op] += 1
     return figures
 
 
@@ -82,11 +121,12 @@ def main():
     ap.add_argument("--moves", action="store_true", help="print total moves only")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--ptxas", help="also run this ptxas -v")
+    ap.add_argument("--cuobjdump", help="with --ptxas: also count SASS instructions and LDL/STL")
     args = ap.parse_args()
     with open(args.ptx) as fh:
         functions = parse_ptx(fh.read())
     if args.ptxas:
-        for name, figures in ptxas_figures(args.ptxas, args.ptx).items():
+        for name, figures in ptxas_figures(args.ptxas, args.ptx, cuobjdump=args.cuobjdump).items():
             functions.setdefault(name, {}).update(figures)
     if args.moves:
         print(sum(f.get("moves", 0) for f in functions.values()))

@@ -49,6 +49,10 @@ if ! [ -e "$CUDA_ROOT/include/cccl/cub/cub.cuh" ]; then
   log "installing nvidia-cuda-cccl (CUB, Thrust, libcu++ headers) into .venv"
   "$VENV/bin/pip" install -q nvidia-cuda-cccl
 fi
+if ! [ -x "$CUDA_ROOT/bin/cuobjdump" ] || ! [ -x "$CUDA_ROOT/bin/nvdisasm" ]; then
+  log "installing nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm (SASS for scripts/bench) into .venv"
+  "$VENV/bin/pip" install -q nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm
+fi
 mkdir -p "$CUDA_STUBS"
 : > "$CUDA_STUBS/curand_mtgp32_kernel.h"
 

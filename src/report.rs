@@ -1,13 +1,17 @@
 //! `-nvregalloc-report=FILE.json`: per function and pass, the figures the
-//! pass reported, the time each phase took, and (after coloring) an occupancy
-//! estimate for the target SM. The whole document is rewritten after every
+//! pass reported, the time each phase took, and (after coloring) a bound on
+//! occupancy for the target SM. The whole document is rewritten after every
 //! function, so the file is complete whenever the compiler stops.
 //!
 //! Occupancy follows NVIDIA's published per-SM limits rather than the notes'
 //! (which give 64 KB / 128 KB register files; every SM from sm_70 to sm_120
-//! has 65536 32-bit registers): registers per thread are estimated from the
+//! has 65536 32-bit registers): registers per thread are counted from the
 //! colors as B32 + B16 + 2 * B64 + 4 * B128 (predicates live elsewhere), allocated per
 //! warp in units of 256, and the warps that fit are capped by the SM's limit.
+//! ptxas re-allocates registers and usually needs more than the PTX colors
+//! (it schedules for latency first), so the count is a lower bound and the
+//! warps an upper bound; `scripts/report` shows ptxas's own figures next to
+//! it when it finds the PTX.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -77,9 +81,10 @@ pub fn record(
         let registers = colors("B32") + colors("B16") + 2 * colors("B64") + 4 * colors("B128");
         let (warps, fraction) = occupancy(cpu, registers);
         entry["occupancy"] = json!({
-            "registers_per_thread": registers,
-            "warps_per_sm": warps,
-            "fraction": (fraction * 1000.0).round() / 1000.0,
+            "basis": "PTX colors, which ptxas re-allocates",
+            "registers_per_thread_at_least": registers,
+            "warps_per_sm_at_most": warps,
+            "fraction_at_most": (fraction * 1000.0).round() / 1000.0,
         });
     }
     let pass_name = match pass {

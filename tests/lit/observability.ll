@@ -2,7 +2,7 @@
 ; YAML), a JSON report with phase times and occupancy, Graphviz graphs, and
 ; the HTML page scripts/report makes of the JSON.
 ; RUN: rm -rf %t.dir && mkdir -p %t.dir
-; RUN: %llc_plugin %s -o /dev/null -stats -pass-remarks=nvregalloc -pass-remarks-analysis=nvregalloc \
+; RUN: %llc_plugin -nvregalloc-cssa-coalesce %s -o /dev/null -stats -pass-remarks=nvregalloc -pass-remarks-analysis=nvregalloc \
 ; RUN:   -pass-remarks-missed=nvregalloc -pass-remarks-output=%t.dir/remarks.yaml \
 ; RUN:   -nvregalloc-report=%t.dir/acc.json -nvregalloc-dot=%t.dir/dot 2>%t.dir/stderr
 ; RUN: FileCheck %s --check-prefix=STATS < %t.dir/stderr
@@ -10,7 +10,7 @@
 ; RUN: FileCheck %s --check-prefix=YAML < %t.dir/remarks.yaml
 ; RUN: FileCheck %s --check-prefix=JSON < %t.dir/acc.json
 ; RUN: FileCheck %s --check-prefix=DOT < %t.dir/dot/acc.dot
-; RUN: %python %root/scripts/report %t.dir/acc.json -o %t.dir/report.html
+; RUN: %python %root/scripts/report --ptxas= %t.dir/acc.json -o %t.dir/report.html
 ; RUN: FileCheck %s --check-prefix=HTML < %t.dir/report.html
 
 ; STATS:      ... nvregalloc statistics ...
@@ -48,9 +48,10 @@
 ; JSON-NEXT:       "checker":
 ; JSON:          "color": {
 ; JSON:          "occupancy": {
-; JSON-NEXT:       "fraction": 1.0,
-; JSON-NEXT:       "registers_per_thread": 10,
-; JSON-NEXT:       "warps_per_sm": 64
+; JSON-NEXT:       "basis": "PTX colors, which ptxas re-allocates",
+; JSON-NEXT:       "fraction_at_most": 1.0,
+; JSON-NEXT:       "registers_per_thread_at_least": 10,
+; JSON-NEXT:       "warps_per_sm_at_most": 64
 ; JSON:          "cssa": {
 ; JSON:            "phis-eliminated": 3,
 ; JSON:      "target": "sm_90"
@@ -62,7 +63,7 @@
 
 ; HTML: <h2>acc <small>(sm_90)</small></h2><h3>acc</h3>
 ; HTML: virtual registers
-; HTML: occupancy estimate: 10 registers per thread, 64 warps per SM (100%)
+; HTML: from the PTX colors (ptxas re-allocates): at least 10 registers per thread, at most 64 warps per SM (100%)
 
 target triple = "nvptx64-nvidia-cuda"
 
