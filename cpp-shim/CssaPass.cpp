@@ -28,8 +28,10 @@ namespace nvregalloc {
 
 cl::opt<bool> CssaCoalesce(
     "nvregalloc-cssa-coalesce",
-    cl::desc("Coalesce PHI operands before PHI elimination (CSSA)"),
-    cl::init(true));
+    cl::desc("Coalesce PHI operands before PHI elimination (CSSA); off by "
+             "default: LLVM's PHI elimination and RegisterCoalescer remove "
+             "these copies as well, and on some kernels better"),
+    cl::init(false));
 
 static cl::opt<unsigned> CssaVerbosity(
     "nvregalloc-cssa-verbosity",

@@ -51,16 +51,15 @@ CLANG_CUDA_FLAGS = os.environ.get("CLANG_CUDA_FLAGS", "").split()
 MODES = {
     "stock": None,
     "analyze": ["-nvregalloc-cssa-coalesce=false", "-nvregalloc-coalesce=analyze", "-nvregalloc-color=analyze"],
-    "cssa": ["-nvregalloc-coalesce=off", "-nvregalloc-color=off"],
+    "cssa": ["-nvregalloc-cssa-coalesce", "-nvregalloc-coalesce=off", "-nvregalloc-color=off"],
     "coalesce": ["-nvregalloc-coalesce=after-stock", "-nvregalloc-color=off"],
     "replace": ["-nvregalloc-coalesce=replace-stock", "-nvregalloc-color=off"],
     "color": ["-nvregalloc-coalesce=off", "-nvregalloc-color=rename"],
     "both": ["-nvregalloc-coalesce=after-stock", "-nvregalloc-color=rename"],
     "replace+color": ["-nvregalloc-coalesce=replace-stock", "-nvregalloc-color=rename"],
-    "both, no cssa": ["-nvregalloc-cssa-coalesce=false", "-nvregalloc-coalesce=after-stock",
-                      "-nvregalloc-color=rename"],
-    "both, cssa edge copies": ["-nvregalloc-cssa-edge-copies", "-nvregalloc-coalesce=after-stock",
-                               "-nvregalloc-color=rename"],
+    "both, cssa": ["-nvregalloc-cssa-coalesce", "-nvregalloc-coalesce=after-stock", "-nvregalloc-color=rename"],
+    "both, cssa edge copies": ["-nvregalloc-cssa-coalesce", "-nvregalloc-cssa-edge-copies",
+                               "-nvregalloc-coalesce=after-stock", "-nvregalloc-color=rename"],
     "budget 8": ["-nvregalloc-max-regs=8"],
     "budget 15": ["-nvregalloc-max-regs=15"],
     "budget 32": ["-nvregalloc-max-regs=32"],
@@ -76,7 +75,7 @@ LEFT_UNCHANGED = re.compile(r"warning: (nvregalloc-[a-z-]+): function '([^']*)' 
 SPILL_FIGURES = ("spilled-values", "remat-values", "spill-stores", "reloads", "reloads-every-use",
                  "remats", "remats-every-use", "spill-slots", "spill-slot-bytes", "rounds")
 # CSSA coalescing must never add moves: mode -> the same without it.
-CSSA_BASELINES = {"cssa": "stock", "both": "both, no cssa"}
+CSSA_BASELINES = {"cssa": "stock", "both, cssa": "both"}
 # Warnings that mean a pass misbehaved (unsupported functions are expected).
 BAD_WARNINGS = ("the checker rejected", "internal error", "ABI")
 
@@ -337,7 +336,12 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--report", action="store_true")
     ap.add_argument("--json")
+    ap.add_argument("--list", action="store_true",
+                    help="print the corpus's .cu files, one per line, and stop (for ptxsim corpus)")
     args = ap.parse_args()
+    if args.list:
+        print("\n".join(cu for _, cu, _ in corpus_units(os.path.abspath(args.corpus))))
+        return 0
     chosen = [m.strip() for m in args.modes.split(",")] if args.modes else list(MODES)
     unknown = [m for m in chosen if m not in MODES]
     if unknown:

@@ -115,7 +115,7 @@ DENSE_KERNELS = {"reduction": reduction_kernel, "accumulation": accumulation_ker
 DENSE_MODES = {
     "default": [],
     "replace-stock": ["-nvregalloc-coalesce=replace-stock"],
-    "edge-copies": ["-nvregalloc-cssa-edge-copies"],
+    "edge-copies": ["-nvregalloc-cssa-coalesce", "-nvregalloc-cssa-edge-copies"],
     "analyze": ["-nvregalloc-coalesce=analyze", "-nvregalloc-color=analyze"],
     "budget-8": ["-nvregalloc-max-regs=8"],
     "budget-32": ["-nvregalloc-max-regs=32"],

@@ -6,9 +6,9 @@
 ; entry block, before its branch, so it runs on the path through %mid as
 ; well, harmless there because %r's register is written again before any
 ; read.
-; RUN: %llc_plugin -verify-machineinstrs %s -o /dev/null -nvregalloc-cssa-verbosity=1 \
+; RUN: %llc_plugin -nvregalloc-cssa-coalesce -verify-machineinstrs %s -o /dev/null -nvregalloc-cssa-verbosity=1 \
 ; RUN:   -print-after=nvregalloc-cssa 2>&1 | FileCheck %s --check-prefixes=CHECK,DEFAULT
-; RUN: %llc_plugin -verify-machineinstrs %s -o /dev/null -nvregalloc-cssa-verbosity=1 \
+; RUN: %llc_plugin -nvregalloc-cssa-coalesce -verify-machineinstrs %s -o /dev/null -nvregalloc-cssa-verbosity=1 \
 ; RUN:   -nvregalloc-cssa-edge-copies -print-after=nvregalloc-cssa 2>&1 \
 ; RUN:   | FileCheck %s --check-prefixes=CHECK,EDGE
 ; CHECK:      nvregalloc::cssa: critical i{{[0-9]+}} in bb2: eliminated, 3 classes joined, 0 edge copies

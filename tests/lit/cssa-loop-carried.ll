@@ -3,12 +3,12 @@
 ; result and its operands one register and deletes the PHIs. PHI elimination
 ; then has nothing to lower, and no COPY is ever created for them; without
 ; CSSA it puts two on the back edge (and two more on the entry edge).
-; RUN: %llc_plugin -verify-machineinstrs %s -o %t.ptx -nvregalloc-cssa-verbosity=1 \
+; RUN: %llc_plugin -nvregalloc-cssa-coalesce -verify-machineinstrs %s -o %t.ptx -nvregalloc-cssa-verbosity=1 \
 ; RUN:   -print-before=nvregalloc-cssa -print-after=phi-node-elimination 2>%t.err
 ; RUN: FileCheck %s < %t.err
 ; RUN: %llc_plugin -nvregalloc-cssa-coalesce=false %s -o /dev/null \
 ; RUN:   -print-after=phi-node-elimination 2>&1 | FileCheck %s --check-prefix=NO-CSSA
-; RUN: %llc_plugin -nvregalloc-dump-before-cssa %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=DUMP
+; RUN: %llc_plugin -nvregalloc-cssa-coalesce -nvregalloc-dump-before-cssa %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=DUMP
 ; CHECK:      IR Dump Before nvregalloc: coalesce PHI operands (CSSA)
 ; CHECK:      bb.1.loop:
 ; CHECK-NEXT: predecessors

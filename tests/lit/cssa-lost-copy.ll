@@ -4,9 +4,9 @@
 ; (whose temporary keeps the old value). With edge copies on, the copy
 ; `%i = %i.next` at the end of the loop block is refused too: %i is live out
 ; of that block, into the exit.
-; RUN: %llc_plugin -verify-machineinstrs %s -o %t.ptx -nvregalloc-cssa-verbosity=2 \
+; RUN: %llc_plugin -nvregalloc-cssa-coalesce -verify-machineinstrs %s -o %t.ptx -nvregalloc-cssa-verbosity=2 \
 ; RUN:   -print-after=nvregalloc-cssa 2>&1 | FileCheck %s --check-prefixes=CHECK,DEFAULT
-; RUN: %llc_plugin -verify-machineinstrs %s -o %t.edge.ptx -nvregalloc-cssa-verbosity=2 \
+; RUN: %llc_plugin -nvregalloc-cssa-coalesce -verify-machineinstrs %s -o %t.edge.ptx -nvregalloc-cssa-verbosity=2 \
 ; RUN:   -nvregalloc-cssa-edge-copies -print-after=nvregalloc-cssa 2>&1 \
 ; RUN:   | FileCheck %s --check-prefixes=CHECK,EDGE
 ; RUN: FileCheck %s --check-prefix=PTX < %t.ptx

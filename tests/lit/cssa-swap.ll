@@ -4,9 +4,9 @@
 ; through its temporaries. With edge copies on, `%a = %b` at the end of the
 ; loop would clobber %a, which the other PHI still reads there: refused.
 ; The counter's PHI is independent and goes.
-; RUN: %llc_plugin -verify-machineinstrs %s -o %t.ptx -nvregalloc-cssa-verbosity=1 \
+; RUN: %llc_plugin -nvregalloc-cssa-coalesce -verify-machineinstrs %s -o %t.ptx -nvregalloc-cssa-verbosity=1 \
 ; RUN:   -print-after=nvregalloc-cssa 2>&1 | FileCheck %s --check-prefixes=CHECK,DEFAULT
-; RUN: %llc_plugin -verify-machineinstrs %s -o %t.edge.ptx -nvregalloc-cssa-verbosity=1 \
+; RUN: %llc_plugin -nvregalloc-cssa-coalesce -verify-machineinstrs %s -o %t.edge.ptx -nvregalloc-cssa-verbosity=1 \
 ; RUN:   -nvregalloc-cssa-edge-copies -print-after=nvregalloc-cssa 2>&1 \
 ; RUN:   | FileCheck %s --check-prefixes=CHECK,EDGE
 ; RUN: FileCheck %s --check-prefix=PTX < %t.ptx

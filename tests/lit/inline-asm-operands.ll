@@ -5,7 +5,7 @@
 ; mad's accumulator is tied ("0"): one register, read and written. Each pass
 ; rewrites the function on its own, and the checker proves it (a rewrite
 ; that put %r in %b's register would be rejected with a warning).
-; RUN: %llc_plugin -verify-machineinstrs %s -o %t.cssa.ptx -nvregalloc-coalesce=off -nvregalloc-color=off \
+; RUN: %llc_plugin -verify-machineinstrs %s -o %t.cssa.ptx -nvregalloc-cssa-coalesce -nvregalloc-coalesce=off -nvregalloc-color=off \
 ; RUN:   -pass-remarks=nvregalloc-cssa 2>&1 | FileCheck %s --check-prefix=REWROTE
 ; RUN: FileCheck %s < %t.cssa.ptx
 ; RUN: %llc_plugin -verify-machineinstrs %s -o %t.replace.ptx -nvregalloc-cssa-coalesce=false \

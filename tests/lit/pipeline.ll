@@ -4,10 +4,9 @@
 ; NVPTX's PrologEpilog pass lays out frame objects (spill slots included);
 ; nvregalloc-local-frame follows it, after NVPTX's peephole, to address
 ; spill slots from the local frame register.
-; RUN: %llc_plugin -debug-pass=Structure %s -o /dev/null 2>&1 | FileCheck %s
-; -nvregalloc-cssa-coalesce=false leaves the CSSA pass out of the pipeline.
-; RUN: %llc_plugin -nvregalloc-cssa-coalesce=false -debug-pass=Structure %s -o /dev/null 2>&1 \
-; RUN:   | FileCheck %s --check-prefix=NO-CSSA
+; RUN: %llc_plugin -nvregalloc-cssa-coalesce -debug-pass=Structure %s -o /dev/null 2>&1 | FileCheck %s
+; CSSA coalescing is off by default, and then not in the pipeline at all.
+; RUN: %llc_plugin -debug-pass=Structure %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=NO-CSSA
 ; replace-stock puts its gate right before LLVM's RegisterCoalescer, which
 ; then coalesces only the functions our coalescer will not take.
 ; RUN: %llc_plugin -nvregalloc-coalesce=replace-stock -debug-pass=Structure %s -o /dev/null 2>&1 \
