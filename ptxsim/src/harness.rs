@@ -19,19 +19,24 @@ pub const MODES: &[(&str, &[&str])] = &[
         "analyze",
         &["-nvregalloc-cssa-coalesce=false", "-nvregalloc-coalesce=analyze", "-nvregalloc-color=analyze"],
     ),
-    ("cssa", &["-nvregalloc-coalesce=off", "-nvregalloc-color=off"]),
+    ("cssa", &["-nvregalloc-cssa-coalesce", "-nvregalloc-coalesce=off", "-nvregalloc-color=off"]),
     ("coalesce", &["-nvregalloc-coalesce=after-stock", "-nvregalloc-color=off"]),
     ("replace", &["-nvregalloc-coalesce=replace-stock", "-nvregalloc-color=off"]),
     ("color", &["-nvregalloc-coalesce=off", "-nvregalloc-color=rename"]),
     ("both", &["-nvregalloc-coalesce=after-stock", "-nvregalloc-color=rename"]),
     ("replace+color", &["-nvregalloc-coalesce=replace-stock", "-nvregalloc-color=rename"]),
     (
-        "both, no cssa",
-        &["-nvregalloc-cssa-coalesce=false", "-nvregalloc-coalesce=after-stock", "-nvregalloc-color=rename"],
+        "both, cssa",
+        &["-nvregalloc-cssa-coalesce", "-nvregalloc-coalesce=after-stock", "-nvregalloc-color=rename"],
     ),
     (
         "both, cssa edge copies",
-        &["-nvregalloc-cssa-edge-copies", "-nvregalloc-coalesce=after-stock", "-nvregalloc-color=rename"],
+        &[
+            "-nvregalloc-cssa-coalesce",
+            "-nvregalloc-cssa-edge-copies",
+            "-nvregalloc-coalesce=after-stock",
+            "-nvregalloc-color=rename",
+        ],
     ),
     ("budget 8", &["-nvregalloc-max-regs=8"]),
     ("budget 15", &["-nvregalloc-max-regs=15"]),
@@ -63,6 +68,9 @@ pub struct Toolchain {
     pub llvm_bin: PathBuf,
     pub plugin: PathBuf,
     pub clang_cuda_flags: Vec<String>,
+    /// Extra clang options for CUDA sources: `-I DIR` and `-include FILE`
+    /// (`ptxsim corpus -I DIR --include FILE`).
+    pub includes: Vec<String>,
 }
 
 impl Toolchain {
@@ -76,6 +84,7 @@ impl Toolchain {
             clang_cuda_flags: var("CLANG_CUDA_FLAGS")
                 .map(|f| f.split_whitespace().map(String::from).collect())
                 .unwrap_or_default(),
+            includes: Vec::new(),
             root,
         };
         if !tc.plugin.exists() {
@@ -104,12 +113,16 @@ impl Toolchain {
         Ok(String::from_utf8_lossy(&out.stderr).into_owned())
     }
 
-    /// CUDA source to LLVM IR, as scripts/corpus.py compiles the corpus.
+    /// CUDA source to LLVM IR, as scripts/corpus.py compiles the corpus
+    /// (its own folder searched for includes first).
     pub fn cuda_to_ll(&self, cu: &Path, ll: &Path) -> Result<(), Error> {
         if self.clang_cuda_flags.is_empty() {
             return Err(Error::Harness("CLANG_CUDA_FLAGS unset: source scripts/env.sh".into()));
         }
+        let own_folder = cu.parent().map(|d| format!("-I{}", d.display()));
         let mut args: Vec<&str> = self.clang_cuda_flags.iter().map(String::as_str).collect();
+        args.extend(own_folder.as_deref());
+        args.extend(self.includes.iter().map(String::as_str));
         args.extend(["-emit-llvm", "-S", path_str(cu), "-o", path_str(ll)]);
         self.tool("clang++", &args).map(drop)
     }
@@ -245,21 +258,63 @@ pub fn parse_specs(text: &str) -> Result<BTreeMap<String, KernelSpec>, Error> {
     Ok(out)
 }
 
-/// The rule for kernels without a line in the spec file: 2 blocks of 64
-/// threads, 4096 f32 in [-1, 1) behind every pointer, 256 for every integer
-/// (sizes and counts), 0.5 for every float.
-pub fn default_spec(module: &Module, kernel: &str) -> KernelSpec {
+/// One rung of the input ladder for kernels without a spec line: what every
+/// pointer points to, and the value of every integer argument.
+#[derive(Clone, Copy, Debug)]
+struct InputRule {
+    /// Elements behind every pointer.
+    count: usize,
+    /// Elements are f32 in [-1, 1), or else i32 in [0, `int_value`): small
+    /// indices (and, read as f32, tiny numbers), for kernels that index one
+    /// buffer by another's contents.
+    floats: bool,
+    /// Every integer argument (sizes, counts, strides).
+    int_value: f64,
+    /// Threads per block (2 blocks).
+    block: [u32; 3],
+}
+
+/// Contents and sizes, tried in order: the cheap rule first, then
+/// index-like contents, bigger buffers, smaller sizes.
+const DATA_RULES: [(usize, bool, f64); 4] =
+    [(4096, true, 256.0), (4096, false, 64.0), (65536, true, 64.0), (262144, false, 16.0)];
+/// Block shapes tried with each: kernels with shared tiles sized for a 2D
+/// block index past them with a long 1D one.
+const BLOCKS: [[u32; 3]; 3] = [[64, 1, 1], [16, 16, 1], [8, 8, 1]];
+
+/// Every rule, in the order `kernel_runs` tries them until stock runs
+/// without a fault.
+fn input_ladder() -> impl Iterator<Item = InputRule> {
+    DATA_RULES.into_iter().flat_map(|(count, floats, int_value)| {
+        BLOCKS.into_iter().map(move |block| InputRule { count, floats, int_value, block })
+    })
+}
+
+fn ladder_spec(module: &Module, kernel: &str, rule: InputRule) -> KernelSpec {
     let f = &module.functions[module.function(kernel).expect("kernel exists") as usize];
     let args = f
         .params
         .iter()
         .map(|p| match (p.is_ptr, p.ty) {
-            (true, _) => ArgSpec::Buffer { ty: Ty::F(32), count: 4096, lo: -1.0, hi: 1.0 },
+            (true, _) if rule.floats => {
+                ArgSpec::Buffer { ty: Ty::F(32), count: rule.count, lo: -1.0, hi: 1.0 }
+            }
+            (true, _) => {
+                ArgSpec::Buffer { ty: Ty::S(32), count: rule.count, lo: 0.0, hi: rule.int_value - 1.0 }
+            }
             (false, Ty::F(_)) => ArgSpec::Scalar(0.5),
-            _ => ArgSpec::Scalar(256.0),
+            _ => ArgSpec::Scalar(rule.int_value),
         })
         .collect();
-    KernelSpec { grid: [2, 1, 1], block: [64, 1, 1], dynamic_shared: 0, args }
+    KernelSpec { grid: [2, 1, 1], block: rule.block, dynamic_shared: 0, args }
+}
+
+/// The first rule for kernels without a line in the spec file: 2 blocks of
+/// 64 threads, 4096 f32 in [-1, 1) behind every pointer, 256 for every
+/// integer (sizes and counts), 0.5 for every float. `kernel_runs` goes on
+/// down `input_ladder` while stock's run faults.
+pub fn default_spec(module: &Module, kernel: &str) -> KernelSpec {
+    ladder_spec(module, kernel, input_ladder().next().expect("a first rule"))
 }
 
 fn element(ty: Ty, x: f64) -> Vec<u8> {
@@ -404,7 +459,8 @@ pub struct Builds {
 
 pub struct Build {
     pub mode: String,
-    pub ptx: String,
+    /// The PTX, or why llc with the plugin failed where stock llc did not.
+    pub ptx: Result<String, String>,
     /// Functions the plugin's passes left as LLVM made them (inline assembly,
     /// B128 registers, ...): a comparison there tests less of the plugin.
     pub untouched: Vec<String>,
@@ -422,7 +478,8 @@ fn untouched_functions(stderr: &str) -> Vec<String> {
     names
 }
 
-/// Compiles `ll` with stock llc and every mode into `dir`.
+/// Compiles `ll` with stock llc and every mode into `dir`. Only stock's
+/// failure is an error: a mode's is recorded in its `Build` (a plugin bug).
 pub fn build_all(
     tc: &Toolchain,
     ll: &Path,
@@ -443,11 +500,13 @@ pub fn build_all(
     let stock = build("stock", None)?.0;
     let modes = modes
         .iter()
-        .map(|(name, opts)| {
-            let (ptx, warnings) = build(name, Some(opts))?;
-            Ok(Build { mode: name.to_string(), ptx, untouched: untouched_functions(&warnings) })
+        .map(|(name, opts)| match build(name, Some(opts)) {
+            Ok((ptx, warnings)) => {
+                Build { mode: name.to_string(), ptx: Ok(ptx), untouched: untouched_functions(&warnings) }
+            }
+            Err(e) => Build { mode: name.to_string(), ptx: Err(e.to_string()), untouched: Vec::new() },
         })
-        .collect::<Result<_, Error>>()?;
+        .collect();
     Ok(Builds { stock, modes })
 }
 
@@ -461,12 +520,17 @@ pub fn compare_builds(program: &str, builds: &Builds, runs: &[(String, Vec<Arg>,
     let mut out = vec![];
     for build in &builds.modes {
         // Identical text runs identically; an unparsable build is a failure of that build.
-        let module = if build.ptx == builds.stock { None } else { Some(parse(&build.ptx)) };
+        let module = match &build.ptx {
+            Ok(ptx) if *ptx == builds.stock => None,
+            Ok(ptx) => Some(Ok(parse(ptx))),
+            Err(why) => Some(Err(why)),
+        };
         for ((f, args, launch), stock_result) in runs.iter().zip(&stock_results) {
             let verdict = match (&module, stock_result) {
                 (_, Err(_)) => judge(stock_result, stock_result),
                 (None, Ok(_)) => Verdict::SamePtx,
-                (Some(m), Ok(_)) => {
+                (Some(Err(why)), Ok(_)) => Verdict::Differ(format!("only the plugin build fails: {why}")),
+                (Some(Ok(m)), Ok(_)) => {
                     let launch = Launch { step_limit: 2 * launch.step_limit, ..launch.clone() };
                     let result = m.as_ref().map_err(Clone::clone).and_then(|m| run(m, f, args, &launch));
                     judge(stock_result, &result)
@@ -484,22 +548,36 @@ pub fn compare_builds(program: &str, builds: &Builds, runs: &[(String, Vec<Arg>,
     out
 }
 
-/// The runs for every `.entry` of a corpus build: spec line or default rule.
+/// The runs for every `.entry` of a corpus build (`module`, stock's): its
+/// spec line, or else the first rule of `input_ladder` on which stock's run
+/// does not fault (the last rule if none).
 pub fn kernel_runs(
     module: &Module,
     specs: &BTreeMap<String, KernelSpec>,
 ) -> Result<Vec<(String, Vec<Arg>, Launch)>, Error> {
     let mut runs = vec![];
     for f in module.functions.iter().filter(|f| f.is_entry && !f.is_decl) {
-        let spec = specs.get(&f.name).cloned().unwrap_or_else(|| default_spec(module, &f.name));
-        let args = make_args(module, &f.name, &spec)?;
-        let launch = Launch {
-            grid: spec.grid,
-            block: spec.block,
-            dynamic_shared: spec.dynamic_shared,
-            step_limit: STEP_LIMIT,
+        let candidates: Vec<KernelSpec> = match specs.get(&f.name) {
+            Some(spec) => vec![spec.clone()],
+            None => input_ladder().map(|rule| ladder_spec(module, &f.name, rule)).collect(),
         };
-        runs.push((f.name.clone(), args, launch));
+        let mut chosen = None;
+        for spec in &candidates {
+            let args = make_args(module, &f.name, spec)?;
+            let launch = Launch {
+                grid: spec.grid,
+                block: spec.block,
+                dynamic_shared: spec.dynamic_shared,
+                step_limit: STEP_LIMIT,
+            };
+            let faults =
+                candidates.len() > 1 && matches!(run(module, &f.name, &args, &launch), Err(Error::Fault(_)));
+            chosen = Some((f.name.clone(), args, launch));
+            if !faults {
+                break;
+            }
+        }
+        runs.extend(chosen);
     }
     Ok(runs)
 }
@@ -521,6 +599,57 @@ pub fn corpus_files(tc: &Toolchain) -> Result<Vec<PathBuf>, Error> {
         .collect();
     files.sort();
     Ok(files)
+}
+
+/// `ptxsim corpus` arguments: `[--fault] [-I DIR]... [--include FILE]... [FILE.cu...]`.
+#[derive(Debug, Default, PartialEq)]
+pub struct CorpusArgs {
+    /// Build only the injected-fault mode.
+    pub fault: bool,
+    /// clang options: `-I DIR`, `-include FILE`.
+    pub includes: Vec<String>,
+    /// Empty: tests/kernels.
+    pub files: Vec<PathBuf>,
+}
+
+impl CorpusArgs {
+    pub fn parse(args: &[String]) -> Result<CorpusArgs, Error> {
+        let mut out = CorpusArgs::default();
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            let mut value =
+                |what: &str| it.next().cloned().ok_or_else(|| Error::Harness(format!("{a} needs a {what}")));
+            match a.as_str() {
+                "--fault" => out.fault = true,
+                "-I" => out.includes.extend(["-I".to_string(), value("folder")?]),
+                "--include" => out.includes.extend(["-include".to_string(), value("file")?]),
+                _ if a.starts_with("-I") => out.includes.push(a.clone()),
+                _ if a.starts_with('-') => return Err(Error::Harness(format!("unknown option {a}"))),
+                _ => out.files.push(PathBuf::from(a)),
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The records of the files that built, and for each file that did not
+/// (clang or stock llc failed on it, which is not the plugin's doing; a
+/// plugin build that fails is a record of its own) the first line of why.
+pub fn split_failures(
+    files: &[PathBuf],
+    results: Vec<Result<Vec<Record>, Error>>,
+) -> (Vec<Record>, Vec<(PathBuf, String)>) {
+    let mut records = Vec::new();
+    let mut failed = Vec::new();
+    for (file, result) in files.iter().zip(results) {
+        match result {
+            Ok(r) => records.extend(r),
+            Err(e) => {
+                failed.push((file.clone(), e.to_string().lines().next().unwrap_or_default().to_string()))
+            }
+        }
+    }
+    (records, failed)
 }
 
 /// Compiles one corpus kernel file every way and compares every entry.
@@ -661,4 +790,82 @@ pub fn summarize(records: &[Record]) -> String {
         s += &format!("{:>16}\n", untouched.get(mode).copied().unwrap_or(0));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn corpus_arguments_pass_includes_to_clang() {
+        let args: Vec<String> = ["-I", "inc", "--include", "pre.h", "-Iother", "a.cu", "--fault", "b.cu"]
+            .map(String::from)
+            .to_vec();
+        let parsed = CorpusArgs::parse(&args).unwrap();
+        assert!(parsed.fault);
+        assert_eq!(parsed.includes, ["-I", "inc", "-include", "pre.h", "-Iother"]);
+        assert_eq!(parsed.files, [PathBuf::from("a.cu"), PathBuf::from("b.cu")]);
+        assert!(CorpusArgs::parse(&["--bogus".to_string()]).is_err());
+        assert!(CorpusArgs::parse(&["-I".to_string()]).is_err());
+    }
+
+    #[test]
+    fn a_file_that_does_not_build_is_listed_and_the_others_are_kept() {
+        let record = Record {
+            program: "a".into(),
+            function: "k".into(),
+            mode: "both".into(),
+            verdict: Verdict::Same,
+            untouched: false,
+        };
+        let files = [PathBuf::from("a.cu"), PathBuf::from("b.cu")];
+        let (records, failed) =
+            split_failures(&files, vec![Ok(vec![record]), Err(Error::Harness("clang: no\nmore".into()))]);
+        assert_eq!(records.len(), 1);
+        assert_eq!(failed, [(PathBuf::from("b.cu"), "harness: clang: no".to_string())]);
+    }
+
+    /// Reads element n * n of its buffer: past 4096 elements for n = 256
+    /// and n = 64, so the first rules fault and the ladder settles on 65536
+    /// elements with n = 64.
+    #[test]
+    fn the_input_ladder_finds_inputs_stock_runs_without_a_fault() {
+        let ptx = r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 .ptr .align 1 k_param_0, .param .u32 k_param_1)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<5>;
+    ld.param.b64 %rd1, [k_param_0];
+    ld.param.b32 %r1, [k_param_1];
+    cvta.to.global.u64 %rd2, %rd1;
+    mul.lo.s32 %r2, %r1, %r1;
+    mul.wide.s32 %rd3, %r2, 4;
+    add.s64 %rd4, %rd2, %rd3;
+    ld.global.b32 %r3, [%rd4];
+    st.global.b32 [%rd2], %r3;
+    ret;
+}
+"#;
+        let module = parse(ptx).unwrap();
+        let default = default_spec(&module, "k");
+        let args = make_args(&module, "k", &default).unwrap();
+        let launch =
+            Launch { grid: default.grid, block: default.block, dynamic_shared: 0, step_limit: STEP_LIMIT };
+        assert!(matches!(run(&module, "k", &args, &launch), Err(Error::Fault(_))));
+        let runs = kernel_runs(&module, &BTreeMap::new()).unwrap();
+        let (_, args, launch) = &runs[0];
+        if let Err(e) = run(&module, "k", args, launch) {
+            panic!("{e} with {launch:?}");
+        }
+        match &args[..] {
+            [Arg::Buffer(b), Arg::Scalar(n)] => {
+                assert_eq!(b.len(), 65536 * 4);
+                assert_eq!(n[..], 64u32.to_le_bytes());
+            }
+            other => panic!("unexpected arguments {other:?}"),
+        }
+    }
 }

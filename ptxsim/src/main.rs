@@ -3,9 +3,12 @@
 //!   ptxsim run FILE.ptx FUNCTION    run one kernel (its specs/kernels.txt
 //!                                   line, or the default input rule) and
 //!                                   print a digest of every buffer
-//!   ptxsim corpus [--fault] [FILE.cu...]
+//!   ptxsim corpus [--fault] [-I DIR]... [--include FILE]... [FILE.cu...]
 //!                                   compare stock and every mode on kernels
-//!                                   (--fault: the injected-fault build instead)
+//!                                   (--fault: the injected-fault build
+//!                                   instead; -I and --include go to clang);
+//!                                   a file that does not build is reported
+//!                                   on one line and the run goes on
 //!   ptxsim csmith FIRST COUNT       compare on csmith seeds FIRST..FIRST+COUNT
 
 use std::path::PathBuf;
@@ -51,37 +54,45 @@ fn collect(results: Vec<Result<Vec<Record>, Error>>) -> Result<Vec<Record>, Erro
 
 fn main() -> Result<(), Error> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let tc = Toolchain::from_env()?;
-    let records =
-        match args.first().map(String::as_str) {
-            Some("run") if args.len() == 3 => return run_one(&tc, &args[1], &args[2]),
-            Some("corpus") => {
-                let fault = args.get(1).is_some_and(|a| a == "--fault");
-                let modes: &[(&str, &[&str])] = if fault { &[harness::FAULT_MODE] } else { MODES };
-                let named = &args[1 + fault as usize..];
-                let files: Vec<PathBuf> = if named.is_empty() {
-                    harness::corpus_files(&tc)?
-                } else {
-                    named.iter().map(PathBuf::from).collect()
-                };
-                collect(harness::run_parallel(&files, |cu, dir| harness::corpus_file(&tc, cu, dir, modes)))?
+    let mut tc = Toolchain::from_env()?;
+    let mut not_built = 0;
+    let records = match args.first().map(String::as_str) {
+        Some("run") if args.len() == 3 => return run_one(&tc, &args[1], &args[2]),
+        Some("corpus") => {
+            let options = harness::CorpusArgs::parse(&args[1..])?;
+            tc.includes = options.includes;
+            let modes: &[(&str, &[&str])] = if options.fault { &[harness::FAULT_MODE] } else { MODES };
+            let files = if options.files.is_empty() { harness::corpus_files(&tc)? } else { options.files };
+            let results = harness::run_parallel(&files, |cu, dir| harness::corpus_file(&tc, cu, dir, modes));
+            let (records, failed) = harness::split_failures(&files, results);
+            for (file, why) in &failed {
+                println!("{}: not compared: {why}", file.display());
             }
-            Some("csmith") if args.len() == 3 => {
-                let first: u64 = args[1].parse().map_err(|_| Error::Harness("FIRST".into()))?;
-                let count: u64 = args[2].parse().map_err(|_| Error::Harness("COUNT".into()))?;
-                let seeds: Vec<u64> = (first..first + count).collect();
-                collect(harness::run_parallel(&seeds, |&seed, dir| {
-                    harness::csmith_program(&tc, seed, dir, MODES)
-                }))?
-            }
-            _ => return Err(Error::Harness(
-                "usage: ptxsim run FILE.ptx FUNCTION | corpus [--fault] [FILE.cu...] | csmith FIRST COUNT"
+            not_built = failed.len();
+            records
+        }
+        Some("csmith") if args.len() == 3 => {
+            let first: u64 = args[1].parse().map_err(|_| Error::Harness("FIRST".into()))?;
+            let count: u64 = args[2].parse().map_err(|_| Error::Harness("COUNT".into()))?;
+            let seeds: Vec<u64> = (first..first + count).collect();
+            collect(harness::run_parallel(&seeds, |&seed, dir| {
+                harness::csmith_program(&tc, seed, dir, MODES)
+            }))?
+        }
+        _ => {
+            return Err(Error::Harness(
+                "usage: ptxsim run FILE.ptx FUNCTION | corpus [--fault] [-I DIR]... [--include FILE]... \
+                 [FILE.cu...] | csmith FIRST COUNT"
                     .into(),
-            )),
-        };
+            ))
+        }
+    };
     for r in records.iter().filter(|r| !matches!(r.verdict, Verdict::Same | Verdict::SamePtx)) {
         println!("{r}");
     }
     print!("{}", harness::summarize(&records));
+    if not_built > 0 {
+        println!("{not_built} files not compared (clang or stock llc failed on them; listed above)");
+    }
     Ok(())
 }
