@@ -94,12 +94,10 @@ pub fn allocate(f: &Function, options: &Options, budget: u32) -> Result<PassOutc
             let mut rewrite = code.rewrite;
             rewrite.rename = color_representatives(&w, &coloring);
             rewrite.deleted.extend(
-                (0..w.insts.len())
-                    .filter(|&j| {
-                        w.copy_pair(Inst::new(j))
-                            .is_some_and(|(d, s)| rewrite.rename[d.index()] == rewrite.rename[s.index()])
-                    })
-                    .map(|j| origin[j].expect("spill code has no copies")),
+                rewrite
+                    .redundant_after_renaming(&w)
+                    .into_iter()
+                    .map(|j| origin[j.index()].expect("spill code has no copies")),
             );
             rewrite.deleted.sort_unstable();
             rewrite.deleted.dedup();

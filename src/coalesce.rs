@@ -244,7 +244,7 @@ pub fn coalesce(f: &Function, options: &Options) -> PassOutcome {
             })
             .map(|i| (i, KeepReason::CoalesceLimit)),
     );
-    rewrite.deleted = deletable_copies(f, &rewrite);
+    rewrite.deleted = rewrite.redundant_after_renaming(f);
     kept.sort_by_key(|&(i, _)| i);
     let stay: Vec<Inst> = kept
         .iter()
@@ -277,14 +277,6 @@ pub fn coalesce(f: &Function, options: &Options) -> PassOutcome {
     let kept_copies =
         kept.into_iter().map(|(inst, reason)| KeptCopy { inst, reason: reason.describe() }).collect();
     PassOutcome { rewrite, stats, kept_copies, phases, method: Some(Method::Graph), note: None }
-}
-
-/// Copies whose source and destination the rewrite maps to one register.
-pub fn deletable_copies(f: &Function, rewrite: &Rewrite) -> Vec<Inst> {
-    (0..f.insts.len())
-        .map(Inst::new)
-        .filter(|&i| f.copy_pair(i).is_some_and(|(d, s)| rewrite.renamed(d) == rewrite.renamed(s)))
-        .collect()
 }
 
 fn block_of_each_inst(f: &Function) -> Vec<Block> {
@@ -468,7 +460,8 @@ mod tests {
         b.inst(InstKind::Other, &[x], &[]);
         b.inst(InstKind::Other, &[], &[x]);
         let f = b.finish();
-        let outcome = coalesce(&f, &Options { coalesce_mode: CoalesceMode::ReplaceStock, ..Options::default() });
+        let outcome =
+            coalesce(&f, &Options { coalesce_mode: CoalesceMode::ReplaceStock, ..Options::default() });
         assert_eq!(outcome.rewrite.renamed(a), outcome.rewrite.renamed(fa));
         assert_ne!(outcome.rewrite.renamed(x), outcome.rewrite.renamed(fb));
         assert_eq!(outcome.stat("kept-frame-address"), Some(1));

@@ -467,12 +467,13 @@ fn keep_frame_addresses_alone(f: &Function, coloring: &mut Coloring) {
     }
     let mut rewrite = crate::rewrite::Rewrite::identity(f.num_vregs());
     rewrite.rename = color_representatives(f, coloring);
-    rewrite.deleted = crate::coalesce::deletable_copies(f, &rewrite);
+    rewrite.deleted = rewrite.redundant_after_renaming(f);
     let defs = rewrite.defs_per_register(f);
     let mut next = colors_per_class(f, coloring);
     for v in (0..f.num_vregs()).filter(|&v| frame_address[v]) {
         let register = rewrite.rename[v];
-        if let (Some(_), Some(class), true) = (coloring.color[v], f.vreg_class[v], defs[register.index()] > 1) {
+        if let (Some(_), Some(class), true) = (coloring.color[v], f.vreg_class[v], defs[register.index()] > 1)
+        {
             coloring.color[v] = Some(next[class.index()]);
             next[class.index()] += 1;
         }
@@ -568,7 +569,7 @@ pub fn color(f: &Function, options: &Options) -> crate::rewrite::PassOutcome {
     keep_frame_addresses_alone(f, &mut coloring);
     let mut rewrite = Rewrite::identity(f.num_vregs());
     rewrite.rename = color_representatives(f, &coloring);
-    rewrite.deleted = crate::coalesce::deletable_copies(f, &rewrite);
+    rewrite.deleted = rewrite.redundant_after_renaming(f);
     let mut stats = coloring_stats(f, &max_live, &nodes, &coloring, &rewrite);
     stats.push(crate::rewrite::Stat { name: c"graph-entries", value: entries });
     PassOutcome { rewrite, stats, kept_copies: Vec::new(), phases, method: Some(method), note: None }

@@ -229,13 +229,8 @@ pub fn coalesce_phis(f: &Function, options: &Options) -> PassOutcome {
         }
     }
     // Copies between members of one class became `v = v`.
-    for i in (0..f.insts.len()).map(Inst::new) {
-        if let Some((d, s)) = f.copy_pair(i) {
-            if rewrite.renamed(d) == rewrite.renamed(s) {
-                rewrite.deleted.push(i);
-            }
-        }
-    }
+    let redundant = rewrite.redundant_after_renaming(f);
+    rewrite.deleted.extend(redundant);
     rewrite.deleted.sort_unstable();
     rewrite.edge_copies.sort_by_key(|c| c.block);
 

@@ -141,6 +141,6 @@ fn merge_two_interfering(f: &Function, rewrite: &mut Rewrite) {
                 *target = keep;
             }
         }
-        rewrite.deleted = crate::coalesce::deletable_copies(f, rewrite);
+        rewrite.deleted = rewrite.redundant_after_renaming(f);
     }
 }

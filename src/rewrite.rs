@@ -111,6 +111,15 @@ impl Rewrite {
             && self.rename.iter().enumerate().all(|(i, v)| v.index() == i)
     }
 
+    /// The copies this renaming makes redundant: those whose two registers
+    /// became one.
+    pub fn redundant_after_renaming(&self, f: &Function) -> Vec<Inst> {
+        (0..f.insts.len())
+            .map(Inst::new)
+            .filter(|&i| f.copy_pair(i).is_some_and(|(d, s)| self.renamed(d) == self.renamed(s)))
+            .collect()
+    }
+
     /// For each register of the rewritten function, how many of the original
     /// instructions the rewrite keeps write it (spill code and edge copies
     /// not counted).

@@ -32,10 +32,10 @@
 //! Register classes: two to four of B1, B16, B32, B64. Some programs keep 20
 //! to 60 values live at once.
 
+use crate::interp::{OP_DEC, OP_IS_ZERO, OP_PARAM};
 use nvregalloc::function::{
     Block, Function, FunctionBuilder, InstData, InstFlags, InstKind, Operand, OperandFlags, RegClass, VReg,
 };
-use crate::interp::{OP_DEC, OP_IS_ZERO, OP_PARAM};
 
 /// splitmix64: small, fast and good enough to draw programs from.
 #[derive(Clone, Debug)]

@@ -21,10 +21,10 @@ use nvregalloc::driver::{self, Pass, Verdict};
 use nvregalloc::function::{
     Function, FunctionBuilder, Inst, InstData, InstFlags, InstKind, Operand, RegClass, VReg,
 };
-use nvregalloc_testkit::generate::{self, Size};
-use nvregalloc_testkit::interp::{self, Activity, DEFAULT_FUEL};
 use nvregalloc::options::{Fault, Options};
 use nvregalloc::rewrite::{Remat, Rewrite};
+use nvregalloc_testkit::generate::{self, Size};
+use nvregalloc_testkit::interp::{self, Activity, DEFAULT_FUEL};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestCaseError, TestRunner};
 
@@ -489,7 +489,7 @@ fn the_checker_accepts_only_behaviour_preserving_edits() {
                 0 if !pairs.is_empty() => {
                     let (u, v) = rng.pick(&pairs);
                     edit = merged(&edit, u, v);
-                    edit.deleted = nvregalloc::coalesce::deletable_copies(&f, &edit);
+                    edit.deleted = edit.redundant_after_renaming(&f);
                     edit.remats.retain(|r| !edit.deleted.contains(&r.copy));
                 }
                 1 if !copies.is_empty() => {
@@ -894,7 +894,7 @@ fn minimize() {
     let size: Vec<u32> = size.split(',').map(|n| n.trim().parse().expect("a number")).collect();
     let (f, params) =
         generate::random_function(seed, Size { blocks: size[0], values: size[1], stretch: size[2] });
-    let modes = interp::modes();
+    let modes = [interp::modes(), interp::budget_modes()].concat();
     let first = modes
         .iter()
         .find(|m| interp::check_modes(&f, &params, DEFAULT_FUEL, std::slice::from_ref(m)).is_err());
