@@ -306,12 +306,18 @@ fn ladder_spec(module: &Module, kernel: &str, rule: InputRule) -> KernelSpec {
             _ => ArgSpec::Scalar(rule.int_value),
         })
         .collect();
-    KernelSpec { grid: [2, 1, 1], block: rule.block, dynamic_shared: 0, args }
+    KernelSpec { grid: [2, 1, 1], block: rule.block, dynamic_shared: LADDER_DYNAMIC_SHARED, args }
 }
 
+/// Dynamic shared memory every ladder launch gets (`extern __shared__`
+/// arrays are sized by the launch; a kernel without one ignores it): the
+/// 48 KB a launch may have without opting in.
+const LADDER_DYNAMIC_SHARED: usize = 48 * 1024;
+
 /// The first rule for kernels without a line in the spec file: 2 blocks of
-/// 64 threads, 4096 f32 in [-1, 1) behind every pointer, 256 for every
-/// integer (sizes and counts), 0.5 for every float. `kernel_runs` goes on
+/// 64 threads with 48 KB of dynamic shared memory, 4096 f32 in [-1, 1)
+/// behind every pointer, 256 for every integer (sizes and counts), 0.5 for
+/// every float. `kernel_runs` goes on
 /// down `input_ladder` while stock's run faults.
 pub fn default_spec(module: &Module, kernel: &str) -> KernelSpec {
     ladder_spec(module, kernel, input_ladder().next().expect("a first rule"))
