@@ -7,6 +7,10 @@
 #                    (-verify-machineinstrs, ptxas, byte-identity of analysis mode)
 #   4. differential  ptxsim: stock and every plugin mode run in a PTX interpreter
 #                    on the corpus and 340 csmith programs; outputs must match
+#   5. llvm-nvptx    LLVM's own NVPTX CodeGen test inputs through llc in every
+#                    mode, judged against stock llc on each; only where the
+#                    corpus is there ($NVREGALLOC_LLVM_NVPTX, default
+#                    ../shared/corpora/llvm-nvptx), as it lives outside the repo
 set -uo pipefail
 here="$(dirname "${BASH_SOURCE[0]}")"
 bash "$here/setup.sh" || exit 1
@@ -23,5 +27,11 @@ suite "cargo test" cargo test --release --quiet -p nvregalloc -p nvregalloc-test
 suite "lit" lit -sv tests/lit
 suite "corpus" python3 scripts/corpus.py
 suite "differential" cargo test --release --quiet -p ptxsim -- --test-threads=1 --nocapture
+llvm_nvptx="${NVREGALLOC_LLVM_NVPTX:-$NVREGALLOC_ROOT/../shared/corpora/llvm-nvptx}"
+if [ -d "$llvm_nvptx" ]; then
+  suite "llvm-nvptx" python3 scripts/corpus.py --corpus "$llvm_nvptx" --llc-only
+else
+  echo "=== llvm-nvptx: skipped ($llvm_nvptx not found; set NVREGALLOC_LLVM_NVPTX)"
+fi
 echo "suites: $passed passed, $failed failed"
 [ "$failed" = 0 ]
