@@ -46,6 +46,13 @@ static cl::opt<double> SpillLatency(
              "register footprint: 4, 10 or 40 cycles)"),
     cl::init(0.0));
 
+static cl::opt<bool> ReuseWithinBlock(
+    "nvregalloc-reuse-within-block",
+    cl::desc("Rename mode: let values defined in one block share a PTX "
+             "register (fewest registers; ptxas then sees false dependences "
+             "within blocks)"),
+    cl::init(false));
+
 static cl::opt<double> LoopBase(
     "nvregalloc-loop-base",
     cl::desc("Spill cost weight of a def or use at loop depth d: base^d"),
@@ -70,6 +77,7 @@ public:
     O.remat = Remat;
     O.spill_latency = SpillLatency;
     O.loop_base = LoopBase;
+    O.reuse_within_block = ReuseWithinBlock;
     return runCorePass(MF, *this, ColorPassArg, NVRA_PASS_COLOR, O);
   }
 };

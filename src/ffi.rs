@@ -338,6 +338,7 @@ unsafe fn options_from_abi(raw: &NvraOptions) -> Options {
         loop_base: raw.loop_base,
         remat: raw.remat != 0,
         graph_limit: raw.graph_limit,
+        reuse_within_block: raw.reuse_within_block != 0,
     }
 }
 

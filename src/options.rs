@@ -74,6 +74,11 @@ pub struct Options {
     /// other passes leave the function as it is, so that time and memory
     /// follow the code, not the square of what is live.
     pub graph_limit: u64,
+    /// Rename mode: two values defined in one block may share a register
+    /// (the fewest registers, MaxLive). Off by default: ptxas schedules
+    /// within blocks, and a register reused there adds false dependences
+    /// that cost it registers (see `color::keep_block_defs_apart`).
+    pub reuse_within_block: bool,
 }
 
 impl Default for Options {
@@ -98,6 +103,7 @@ impl Default for Options {
             loop_base: crate::spill_cost::LOOP_BASE,
             remat: true,
             graph_limit: DEFAULT_GRAPH_LIMIT,
+            reuse_within_block: false,
         }
     }
 }

@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bump on any change to a struct below or to the meaning of a field. */
-#define NVRA_ABI_VERSION 9u
+#define NVRA_ABI_VERSION 10u
 
 /* Sentinel for "no register" / "no tie" in 32-bit index fields. */
 #define NVRA_NONE 0xffffffffu
@@ -167,6 +167,9 @@ typedef struct NvraOptions {
   double loop_base;          /* spill cost weight base^loop_depth */
   uint64_t graph_limit;      /* interference graph entries per function; past
                                 them a pass works graph-free or stands aside */
+  uint32_t reuse_within_block; /* bool: rename mode may give two values defined
+                                  in one block one register */
+  uint32_t reserved;
 } NvraOptions;
 
 typedef enum NvraStatus {

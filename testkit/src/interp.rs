@@ -380,6 +380,10 @@ pub fn modes() -> Vec<Mode> {
         },
         Mode { name: "color rename".into(), steps: vec![(Pass::Color, color_options())] },
         Mode {
+            name: "color rename, reuse within blocks".into(),
+            steps: vec![(Pass::Color, Options { reuse_within_block: true, ..color_options() })],
+        },
+        Mode {
             name: "color rename graph-free".into(),
             steps: vec![(Pass::Color, Options { graph_limit: 0, ..color_options() })],
         },
@@ -412,7 +416,8 @@ pub fn modes() -> Vec<Mode> {
     ];
     for k in [2, 3] {
         for factor in [0.8, 1.0] {
-            let small = |o: Options| Options { k, coalesce_factor: factor, ..o };
+            // Reuse within blocks: the fewest registers, Briggs at full stretch.
+            let small = |o: Options| Options { k, coalesce_factor: factor, reuse_within_block: true, ..o };
             let coalesce = small(coalesce_options(CoalesceMode::AfterStock));
             let color = small(color_options());
             modes.push(Mode {
