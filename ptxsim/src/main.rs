@@ -11,7 +11,6 @@
 //!                                   on one line and the run goes on
 //!   ptxsim csmith FIRST COUNT       compare on csmith seeds FIRST..FIRST+COUNT
 
-
 use ptxsim::harness::{self, Record, Toolchain, Verdict, MODES};
 use ptxsim::{parse, run, Arg, Error, Launch};
 
