@@ -49,9 +49,9 @@ static cl::opt<double> SpillLatency(
 static cl::opt<bool> ReuseWithinBlock(
     "nvregalloc-reuse-within-block",
     cl::desc("Rename mode: let values defined in one block share a PTX "
-             "register (fewest registers; ptxas then sees false dependences "
-             "within blocks)"),
-    cl::init(false));
+             "register (fewest registers; =false keeps them apart, which "
+             "spares ptxas false dependences within blocks)"),
+    cl::init(true));
 
 static cl::opt<double> LoopBase(
     "nvregalloc-loop-base",

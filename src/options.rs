@@ -75,9 +75,10 @@ pub struct Options {
     /// follow the code, not the square of what is live.
     pub graph_limit: u64,
     /// Rename mode: two values defined in one block may share a register
-    /// (the fewest registers, MaxLive). Off by default: ptxas schedules
-    /// within blocks, and a register reused there adds false dependences
-    /// that cost it registers (see `color::keep_block_defs_apart`).
+    /// (the fewest registers, MaxLive). Off, colors are split so that no
+    /// block defines two values of one (`color::keep_block_defs_apart`):
+    /// fewer functions where ptxas needs more registers than stock, but
+    /// fewer that gain a warp step, so on by default.
     pub reuse_within_block: bool,
 }
 
@@ -103,7 +104,7 @@ impl Default for Options {
             loop_base: crate::spill_cost::LOOP_BASE,
             remat: true,
             graph_limit: DEFAULT_GRAPH_LIMIT,
-            reuse_within_block: false,
+            reuse_within_block: true,
         }
     }
 }

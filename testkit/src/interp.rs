@@ -380,8 +380,8 @@ pub fn modes() -> Vec<Mode> {
         },
         Mode { name: "color rename".into(), steps: vec![(Pass::Color, color_options())] },
         Mode {
-            name: "color rename, reuse within blocks".into(),
-            steps: vec![(Pass::Color, Options { reuse_within_block: true, ..color_options() })],
+            name: "color rename, block defs apart".into(),
+            steps: vec![(Pass::Color, Options { reuse_within_block: false, ..color_options() })],
         },
         Mode {
             name: "color rename graph-free".into(),
@@ -416,8 +416,7 @@ pub fn modes() -> Vec<Mode> {
     ];
     for k in [2, 3] {
         for factor in [0.8, 1.0] {
-            // Reuse within blocks: the fewest registers, Briggs at full stretch.
-            let small = |o: Options| Options { k, coalesce_factor: factor, reuse_within_block: true, ..o };
+            let small = |o: Options| Options { k, coalesce_factor: factor, ..o };
             let coalesce = small(coalesce_options(CoalesceMode::AfterStock));
             let color = small(color_options());
             modes.push(Mode {

@@ -1,21 +1,20 @@
 ; nvregalloc-color renames every virtual register to one PTX register per
 ; color. Eight values that are each dead right after their store need only
 ; MaxLive registers (the parameter, the pointer and one temporary) instead of
-; one register each, and the pass reports MaxLive next to the colors it used,
-; where values defined in one block may share a register
-; (-nvregalloc-reuse-within-block). By default they may not: ptxas schedules
-; within blocks, and a reused name adds false dependences there, so the eight
-; values of this one block keep eight registers (the parameter shares none).
+; one register each, and the pass reports MaxLive next to the colors it used.
+; With -nvregalloc-reuse-within-block=false values defined in one block never
+; share a register (ptxas schedules within blocks, and a reused name adds
+; false dependences there), so the eight values of this one block keep eight.
 ; RUN: %llc_nvptx %s -o - | FileCheck %s --check-prefix=STOCK
-; RUN: %llc_plugin -verify-machineinstrs %s -o - | FileCheck %s --check-prefix=DEFAULT
-; RUN: %llc_plugin -verify-machineinstrs -nvregalloc-reuse-within-block -pass-remarks-analysis=nvregalloc-color %s -o %t.ptx 2>%t.remarks
+; RUN: %llc_plugin -verify-machineinstrs -nvregalloc-reuse-within-block=false %s -o - | FileCheck %s --check-prefix=APART
+; RUN: %llc_plugin -verify-machineinstrs -pass-remarks-analysis=nvregalloc-color %s -o %t.ptx 2>%t.remarks
 ; RUN: FileCheck %s --check-prefix=PLUGIN < %t.ptx
 ; RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
 ; Off, and in analysis-only mode, the output is stock's.
 ; RUN: %llc_plugin -nvregalloc-color=off -nvregalloc-coalesce=off %s -o - | FileCheck %s --check-prefix=STOCK
 ; RUN: %llc_plugin -nvregalloc-color=analyze %s -o - | FileCheck %s --check-prefix=STOCK
 ; STOCK:  .reg .b32 %r<10>;
-; DEFAULT: .reg .b32 %r<10>;
+; APART:  .reg .b32 %r<10>;
 ; PLUGIN: .reg .b32 %r<3>;
 ; PLUGIN: ld.param.b32 %r1, [k_param_1];
 ; PLUGIN: add.s32 %r2, %r1, 1;

@@ -24,7 +24,7 @@
 ; GRAPH:          "method": "graph",
 
 ; Past the limit: the graph-free path, MaxLive colors on the reduction.
-; RUN: %llc_plugin -verify-machineinstrs %s -o %t/free.ptx -nvregalloc-graph-limit=10000 -nvregalloc-cssa-coalesce -nvregalloc-reuse-within-block \
+; RUN: %llc_plugin -verify-machineinstrs %s -o %t/free.ptx -nvregalloc-graph-limit=10000 -nvregalloc-cssa-coalesce \
 ; RUN:   -nvregalloc-report=%t/free.json -pass-remarks-missed=nvregalloc -pass-remarks-analysis=nvregalloc-color 2>%t/free.txt
 ; RUN: FileCheck %s --check-prefix=FREE < %t/free.json
 ; RUN: FileCheck %s --check-prefix=REMARK < %t/free.txt

@@ -3,7 +3,7 @@
 ; functions are still rewritten and llc exits 0.
 ; RUN: %llc_nvptx %s -o %t.stock.ptx
 ; Every function is taken in the default mode.
-; RUN: %llc_plugin -verify-machineinstrs -nvregalloc-reuse-within-block %s -o %t.plugin.ptx 2>%t.warnings
+; RUN: %llc_plugin -verify-machineinstrs %s -o %t.plugin.ptx 2>%t.warnings
 ; RUN: FileCheck %s --check-prefix=NONE --allow-empty < %t.warnings
 ; RUN: FileCheck %s --check-prefix=REWRITTEN < %t.plugin.ptx
 ; A budget of 2 registers cannot hold the 3 inputs of one asm: refused.
