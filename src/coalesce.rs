@@ -170,15 +170,7 @@ pub fn coalesce(f: &Function, options: &Options) -> PassOutcome {
     // over-estimate where other copies also join the two sets). A frame
     // address must stay its register's one def (`Function::frame_addresses`).
     let mut frame_address = f.frame_addresses();
-    let mut defs = vec![0u32; f.num_vregs()];
-    for i in (0..f.insts.len()).map(Inst::new) {
-        let mut written: Vec<VReg> = f.defs(i).collect();
-        written.sort_unstable();
-        written.dedup();
-        for v in written {
-            defs[v.index()] += 1;
-        }
-    }
+    let mut defs = Rewrite::identity(f.num_vregs()).defs_per_register(f);
     let mut sets = VRegSets::new(f.num_vregs());
     let mut waiting = CandidateHeap::new();
     let mut why_waiting = std::collections::HashMap::new();

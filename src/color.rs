@@ -587,7 +587,7 @@ pub fn color(f: &Function, options: &Options) -> crate::rewrite::PassOutcome {
     let built =
         phases.time("interference", || InterferenceGraph::build_within(f, &liveness, options.graph_limit));
     let nodes = referenced_vregs(f);
-    let (coloring, max_live, entries, method) = match built {
+    let (mut coloring, max_live, entries, method) = match built {
         Ok(graph) => {
             let copies: Vec<(VReg, VReg)> =
                 (0..f.insts.len()).filter_map(|i| f.copy_pair(crate::function::Inst::new(i))).collect();
@@ -615,7 +615,6 @@ pub fn color(f: &Function, options: &Options) -> crate::rewrite::PassOutcome {
         }
     };
 
-    let mut coloring = coloring;
     keep_frame_addresses_alone(f, &mut coloring);
     if !options.reuse_within_block {
         keep_block_defs_apart(f, &mut coloring);
