@@ -227,14 +227,24 @@ fn needs_more_at_once(f: &Function, budget: u32) -> Option<String> {
     })
 }
 
-/// Original values spill code cannot handle: classes with no store
-/// (128-bit registers, frame registers), values never defined (nothing to
-/// store), values defined by a terminator (no place for the store), and
-/// operands tied to another (the tie needs one register on both sides).
+/// Original values spill code cannot handle, or that spilling cannot help:
+/// classes with no store (128-bit registers, frame registers), values never
+/// defined (nothing to store), values nothing reads (their defs need the
+/// register whatever happens, and a store after a def LLVM marked dead would
+/// read a register the verifier counts as undefined), values defined by a
+/// terminator (no place for the store), and operands tied to another (the tie
+/// needs one register on both sides).
 fn unspillable_values(f: &Function, defs: &[Vec<Inst>]) -> Vec<bool> {
+    let mut read = vec![false; f.num_vregs()];
+    for i in (0..f.insts.len()).map(Inst::new) {
+        for v in f.uses(i) {
+            read[v.index()] = true;
+        }
+    }
     let mut fixed: Vec<bool> = (0..f.num_vregs())
         .map(|v| {
             defs[v].is_empty()
+                || !read[v]
                 || f.vreg_class[v].is_none_or(|c| !spill::is_spillable_class(f.class_name(c)))
                 || defs[v].iter().any(|&i| f.inst(i).kind == InstKind::Terminator)
         })
