@@ -4,6 +4,8 @@ NVREGALLOC_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export NVREGALLOC_ROOT
 export LLVM_BIN="${LLVM_BIN:-/usr/lib/llvm-22/bin}"
 export LLVM_CONFIG="${LLVM_CONFIG:-$LLVM_BIN/llvm-config}"
+# llvm-sys (the IR fuzzer) finds libLLVM 22 through this.
+export LLVM_SYS_221_PREFIX="${LLVM_SYS_221_PREFIX:-/usr/lib/llvm-22}"
 export VENV="$NVREGALLOC_ROOT/.venv"
 export PATH="$LLVM_BIN:$HOME/.cargo/bin:$PATH"
 # NVIDIA's CUDA 13 from the Python registry: nvcc, cicc, ptxas, headers.

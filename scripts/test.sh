@@ -7,7 +7,11 @@
 #                    (-verify-machineinstrs, ptxas, byte-identity of analysis mode)
 #   4. differential  ptxsim: stock and every plugin mode run in a PTX interpreter
 #                    on the corpus and 340 csmith programs; outputs must match
-#   5. llvm-nvptx    LLVM's own NVPTX CodeGen test inputs through llc in every
+#   5. fuzz-ir       3,000 random LLVM IR kernels through the NVPTX backend in
+#                    process, stock and every plugin mode: machine verifier,
+#                    ptxas, ptxsim (scripts/fuzz-ir); and the same fuzzer must
+#                    catch a deliberately broken mode
+#   6. llvm-nvptx    LLVM's own NVPTX CodeGen test inputs through llc in every
 #                    mode, judged against stock llc on each; only where the
 #                    corpus is there ($NVREGALLOC_LLVM_NVPTX, default
 #                    ../shared/corpora/llvm-nvptx), as it lives outside the repo
@@ -23,10 +27,18 @@ suite() {
   echo "=== $name: $*"
   if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "=== $name FAILED"; fi
 }
-suite "cargo test" cargo test --release --quiet -p nvregalloc -p nvregalloc-testkit
+suite "cargo test" cargo test --release --quiet -p nvregalloc -p nvregalloc-testkit -p nvregalloc-fuzz-ir
 suite "lit" lit -sv tests/lit
 suite "corpus" python3 scripts/corpus.py
 suite "differential" cargo test --release --quiet -p ptxsim -- --test-threads=1 --nocapture
+suite "fuzz-ir" scripts/fuzz-ir --seed 1 --programs 3000 --jobs 2
+# The fuzzer's own test: with two interfering registers merged and the
+# plugin's checker off, ptxsim must see differences (exit status 1).
+fuzz_catches_fault() {
+  scripts/fuzz-ir --fault --seed 1 --programs 5 --save build/fuzz-ir-fault | tail -n 1
+  [ "${PIPESTATUS[0]}" = 1 ]
+}
+suite "fuzz-ir fault" fuzz_catches_fault
 llvm_nvptx="${NVREGALLOC_LLVM_NVPTX:-$NVREGALLOC_ROOT/../shared/corpora/llvm-nvptx}"
 if [ -d "$llvm_nvptx" ]; then
   suite "llvm-nvptx" python3 scripts/corpus.py --corpus "$llvm_nvptx" --llc-only

@@ -1,0 +1,976 @@
+//! Random, valid and deterministic LLVM IR kernels, built from a tape of
+//! decisions (`Choices`).
+//!
+//! Every kernel has one shape, which ptxsim can launch without a spec:
+//!
+//! ```llvm
+//! define ptx_kernel void @fuzz(ptr %in, ptr %out, ptr %acc, i32 %n)
+//! ```
+//!
+//! Each thread loads its variables from its own 64 bytes of `in`, runs random
+//! statements over them and stores every variable into its own 256 bytes of
+//! `out`; atomics go to the 128 bytes of `acc`. Variables live in allocas
+//! that the O2 pipeline promotes, so assignments inside branches and loops
+//! become PHIs (swaps inside loops become PHI swap cycles), the way clang's
+//! output does.
+//!
+//! What makes the run deterministic, so that stock and plugin builds must
+//! agree byte for byte: no undefined values (every variable and array is
+//! written before it is read), no poison (shift amounts masked, divisors made
+//! odd, float-to-int conversions saturating, no nsw/nuw), indices masked into
+//! bounds, atomics whose results are not read and whose operations commute,
+//! and warp collectives (shuffles, votes, barriers) only where every thread
+//! of the block is converged.
+//!
+//! Instructions are built through llvm-sys's untyped builder calls: inkwell's
+//! typed API would need a match over the value's type for every operation of
+//! a generator whose whole point is to mix types.
+
+use std::ffi::CString;
+
+use inkwell::context::Context;
+use inkwell::module::Module;
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+use llvm_sys::{LLVMAtomicOrdering, LLVMAtomicRMWBinOp, LLVMIntPredicate, LLVMOpcode, LLVMRealPredicate};
+
+use crate::choices::Choices;
+
+pub const KERNEL: &str = "fuzz";
+/// Bytes of `in` and `out` per thread, and of `acc`.
+pub const IN_BYTES: usize = 64;
+pub const OUT_BYTES: usize = 256;
+pub const ACC_BYTES: usize = 128;
+/// Threads of the one block ptxsim launches: two warps.
+pub const THREADS: u32 = 64;
+/// The `%n` argument: a uniform loop bound.
+pub const N: u32 = 5;
+
+/// The types a variable can have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ty {
+    I1,
+    I8,
+    I16,
+    I32,
+    I64,
+    I128,
+    F16,
+    BF16,
+    F32,
+    F64,
+    V2I32,
+    V2F16,
+    V4F32,
+}
+
+/// In order of preference: a 0 decision picks `I32`.
+const TYPES: [Ty; 13] = [
+    Ty::I32,
+    Ty::I64,
+    Ty::F32,
+    Ty::I1,
+    Ty::I16,
+    Ty::I8,
+    Ty::F64,
+    Ty::I128,
+    Ty::F16,
+    Ty::BF16,
+    Ty::V2I32,
+    Ty::V2F16,
+    Ty::V4F32,
+];
+
+impl Ty {
+    pub fn bits(self) -> u32 {
+        match self {
+            Ty::I1 => 1,
+            Ty::I8 => 8,
+            Ty::I16 | Ty::F16 | Ty::BF16 => 16,
+            Ty::I32 | Ty::F32 | Ty::V2F16 => 32,
+            Ty::I64 | Ty::F64 | Ty::V2I32 => 64,
+            Ty::I128 | Ty::V4F32 => 128,
+        }
+    }
+
+    fn is_int(self) -> bool {
+        matches!(self, Ty::I1 | Ty::I8 | Ty::I16 | Ty::I32 | Ty::I64 | Ty::I128)
+    }
+
+    fn is_float(self) -> bool {
+        matches!(self, Ty::F16 | Ty::BF16 | Ty::F32 | Ty::F64)
+    }
+
+    /// Bytes in memory (an i1 takes one).
+    fn bytes(self) -> u32 {
+        self.bits().div_ceil(8)
+    }
+}
+
+/// What a statement may assume about the threads executing it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Convergence {
+    /// Every thread of the block is here: warp collectives and barriers allowed.
+    All,
+    /// Control depends on per-thread data.
+    Divergent,
+}
+
+struct Var {
+    ty: Ty,
+    slot: LLVMValueRef,
+}
+
+/// The device function kernels may call: an `i32` from an `i32`, an `i64`, a
+/// `float` and a `byval` struct `{ i32, i64, float }`.
+struct Callee {
+    func: LLVMValueRef,
+    ty: LLVMTypeRef,
+    record: LLVMTypeRef,
+}
+
+pub struct Generator<'a> {
+    ctx: LLVMContextRef,
+    module: LLVMModuleRef,
+    b: LLVMBuilderRef,
+    choices: &'a mut Choices,
+    func: LLVMValueRef,
+    entry: LLVMBasicBlockRef,
+    vars: Vec<Var>,
+    /// A local array of 8 `i32` (allocated and zeroed on first use).
+    array: Option<LLVMValueRef>,
+    callee: Option<Callee>,
+    /// Statements left to generate in the whole kernel.
+    budget: u32,
+    tid: LLVMValueRef,
+    params: [LLVMValueRef; 4],
+}
+
+const NO_NAME: *const libc::c_char = c"".as_ptr();
+
+/// Generates one kernel module in `context`.
+pub fn generate<'ctx>(context: &'ctx Context, choices: &mut Choices) -> Module<'ctx> {
+    let module = context.create_module("fuzz");
+    module.set_triple(&inkwell::targets::TargetTriple::create("nvptx64-nvidia-cuda"));
+    let (ctx, m) = (context.raw(), module.as_mut_ptr());
+    // SAFETY: every reference below belongs to `context`, which outlives this
+    // function, and the builder is disposed before returning.
+    unsafe {
+        let b = LLVMCreateBuilderInContext(ctx);
+        let mut g = Generator {
+            ctx,
+            module: m,
+            b,
+            choices,
+            func: std::ptr::null_mut(),
+            entry: std::ptr::null_mut(),
+            vars: Vec::new(),
+            array: None,
+            callee: None,
+            budget: 0,
+            tid: std::ptr::null_mut(),
+            params: [std::ptr::null_mut(); 4],
+        };
+        g.kernel();
+        LLVMDisposeBuilder(b);
+    }
+    module
+}
+
+impl Generator<'_> {
+    unsafe fn int(&self, bits: u32) -> LLVMTypeRef {
+        LLVMIntTypeInContext(self.ctx, bits)
+    }
+
+    unsafe fn ptr_ty(&self) -> LLVMTypeRef {
+        LLVMPointerTypeInContext(self.ctx, 0)
+    }
+
+    unsafe fn llvm_ty(&self, ty: Ty) -> LLVMTypeRef {
+        match ty {
+            Ty::I1 | Ty::I8 | Ty::I16 | Ty::I32 | Ty::I64 | Ty::I128 => self.int(ty.bits()),
+            Ty::F16 => LLVMHalfTypeInContext(self.ctx),
+            Ty::BF16 => LLVMBFloatTypeInContext(self.ctx),
+            Ty::F32 => LLVMFloatTypeInContext(self.ctx),
+            Ty::F64 => LLVMDoubleTypeInContext(self.ctx),
+            Ty::V2I32 => LLVMVectorType(self.int(32), 2),
+            Ty::V2F16 => LLVMVectorType(LLVMHalfTypeInContext(self.ctx), 2),
+            Ty::V4F32 => LLVMVectorType(LLVMFloatTypeInContext(self.ctx), 4),
+        }
+    }
+
+    unsafe fn i32c(&self, v: i64) -> LLVMValueRef {
+        LLVMConstInt(self.int(32), v as u64, 1)
+    }
+
+    /// `v` as a constant of `ty` (integers truncated to their width,
+    /// vectors splatted).
+    unsafe fn const_of(&self, ty: Ty, v: i64) -> LLVMValueRef {
+        let t = self.llvm_ty(ty);
+        match ty {
+            Ty::V2I32 | Ty::V2F16 | Ty::V4F32 => {
+                let (lanes, elem) = match ty {
+                    Ty::V2I32 => (2, Ty::I32),
+                    Ty::V2F16 => (2, Ty::F16),
+                    _ => (4, Ty::F32),
+                };
+                let mut splat: Vec<LLVMValueRef> = (0..lanes).map(|_| self.const_of(elem, v)).collect();
+                LLVMConstVector(splat.as_mut_ptr(), lanes)
+            }
+            _ if ty.is_float() => LLVMConstReal(t, v as f64),
+            _ if ty.bits() >= 64 => LLVMConstInt(t, v as u64, 1),
+            _ => LLVMConstInt(t, (v as u64) & ((1u64 << ty.bits()) - 1), 0),
+        }
+    }
+
+    unsafe fn block(&self, name: &str) -> LLVMBasicBlockRef {
+        let name = CString::new(name).expect("no NUL");
+        LLVMAppendBasicBlockInContext(self.ctx, self.func, name.as_ptr())
+    }
+
+    unsafe fn bin(&self, op: LLVMOpcode, a: LLVMValueRef, c: LLVMValueRef) -> LLVMValueRef {
+        LLVMBuildBinOp(self.b, op, a, c, NO_NAME)
+    }
+
+    unsafe fn cast(&self, op: LLVMOpcode, v: LLVMValueRef, to: LLVMTypeRef) -> LLVMValueRef {
+        LLVMBuildCast(self.b, op, v, to, NO_NAME)
+    }
+
+    unsafe fn load(&self, ty: LLVMTypeRef, p: LLVMValueRef) -> LLVMValueRef {
+        LLVMBuildLoad2(self.b, ty, p, NO_NAME)
+    }
+
+    unsafe fn store(&self, v: LLVMValueRef, p: LLVMValueRef) {
+        LLVMBuildStore(self.b, v, p);
+    }
+
+    /// `base + offset` bytes.
+    unsafe fn byte_gep(&self, base: LLVMValueRef, offset: LLVMValueRef) -> LLVMValueRef {
+        let mut idx = [offset];
+        LLVMBuildGEP2(self.b, self.int(8), base, idx.as_mut_ptr(), 1, NO_NAME)
+    }
+
+    unsafe fn call(&self, name: &str, overloads: &[LLVMTypeRef], args: &mut [LLVMValueRef]) -> LLVMValueRef {
+        let id = LLVMLookupIntrinsicID(name.as_ptr().cast(), name.len());
+        assert!(id != 0, "unknown intrinsic {name}");
+        let mut tys = overloads.to_vec();
+        let decl = LLVMGetIntrinsicDeclaration(self.module, id, tys.as_mut_ptr(), tys.len());
+        let fty = LLVMIntrinsicGetType(self.ctx, id, tys.as_mut_ptr(), tys.len());
+        LLVMBuildCall2(self.b, fty, decl, args.as_mut_ptr(), args.len() as u32, NO_NAME)
+    }
+
+    unsafe fn pick_type(&mut self) -> Ty {
+        // Mostly the common types, the rest now and then.
+        if self.choices.chance(3) {
+            TYPES[self.choices.below(TYPES.len() as u32) as usize]
+        } else {
+            TYPES[self.choices.below(3) as usize]
+        }
+    }
+
+    unsafe fn kernel(&mut self) {
+        let ptr = self.ptr_ty();
+        let mut params = [ptr, ptr, ptr, self.int(32)];
+        let fty = LLVMFunctionType(LLVMVoidTypeInContext(self.ctx), params.as_mut_ptr(), 4, 0);
+        let name = CString::new(KERNEL).expect("no NUL");
+        self.func = LLVMAddFunction(self.module, name.as_ptr(), fty);
+        LLVMSetFunctionCallConv(self.func, llvm_sys::LLVMCallConv::LLVMPTXKernelCallConv as u32);
+        for i in 0..4 {
+            self.params[i] = LLVMGetParam(self.func, i as u32);
+        }
+        self.entry = self.block("entry");
+        LLVMPositionBuilderAtEnd(self.b, self.entry);
+        self.tid = self.call("llvm.nvvm.read.ptx.sreg.tid.x", &[], &mut []);
+        let count = 2 + self.choices.below(9);
+        let in_base = self.bin(LLVMOpcode::LLVMMul, self.tid, self.i32c(IN_BYTES as i64));
+        for k in 0..count {
+            let ty = self.pick_type();
+            let slot = LLVMBuildAlloca(self.b, self.llvm_ty(ty), NO_NAME);
+            // Four 16-byte fields per thread: every type fits, aligned.
+            let offset = self.bin(LLVMOpcode::LLVMAdd, in_base, self.i32c(i64::from(k % 4) * 16));
+            let offset = self.cast(LLVMOpcode::LLVMZExt, offset, self.int(64));
+            let p = self.byte_gep(self.params[0], offset);
+            let loaded = if ty == Ty::I1 {
+                let byte = self.load(self.int(8), p);
+                self.cast(LLVMOpcode::LLVMTrunc, byte, self.int(1))
+            } else {
+                let v = self.load(self.llvm_ty(ty), p);
+                LLVMSetAlignment(v, ty.bytes().min(16));
+                v
+            };
+            self.store(loaded, slot);
+            self.vars.push(Var { ty, slot });
+        }
+        self.budget = 4 + self.choices.below(40);
+        let stmts = 1 + self.choices.below(8);
+        self.stmts(stmts, 0, Convergence::All);
+        let out_base = self.bin(LLVMOpcode::LLVMMul, self.tid, self.i32c(OUT_BYTES as i64));
+        for k in 0..self.vars.len() {
+            let ty = self.vars[k].ty;
+            let v = self.load(self.llvm_ty(ty), self.vars[k].slot);
+            let offset = self.bin(LLVMOpcode::LLVMAdd, out_base, self.i32c(k as i64 * 16));
+            let offset = self.cast(LLVMOpcode::LLVMZExt, offset, self.int(64));
+            let p = self.byte_gep(self.params[1], offset);
+            let v = if ty == Ty::I1 { self.cast(LLVMOpcode::LLVMZExt, v, self.int(8)) } else { v };
+            let st = LLVMBuildStore(self.b, v, p);
+            LLVMSetAlignment(st, ty.bytes().min(16));
+        }
+        LLVMBuildRetVoid(self.b);
+    }
+
+    unsafe fn stmts(&mut self, count: u32, depth: u32, conv: Convergence) {
+        for _ in 0..count {
+            if self.budget == 0 {
+                return;
+            }
+            self.budget -= 1;
+            self.stmt(depth, conv);
+        }
+    }
+
+    unsafe fn var_of(&mut self, ty: Ty) -> Option<usize> {
+        let same: Vec<usize> = (0..self.vars.len()).filter(|&k| self.vars[k].ty == ty).collect();
+        (!same.is_empty()).then(|| same[self.choices.below(same.len() as u32) as usize])
+    }
+
+    unsafe fn any_var(&mut self) -> usize {
+        self.choices.below(self.vars.len() as u32) as usize
+    }
+
+    unsafe fn read(&self, k: usize) -> LLVMValueRef {
+        self.load(self.llvm_ty(self.vars[k].ty), self.vars[k].slot)
+    }
+
+    unsafe fn assign(&mut self, k: usize, depth: u32) {
+        let v = self.expr(self.vars[k].ty, depth);
+        self.store(v, self.vars[k].slot);
+    }
+
+    unsafe fn stmt(&mut self, depth: u32, conv: Convergence) {
+        let nested = depth < 3;
+        match self.choices.below(13) {
+            1 if nested => self.if_else(depth, conv),
+            2 if nested => self.counted_loop(depth, conv),
+            3 if nested => self.switch(depth),
+            4 => self.swap(),
+            5 => self.local_array(depth),
+            6 => self.call_device_function(depth),
+            7 => self.atomic(depth),
+            8 if conv == Convergence::All => self.warp_collective(depth),
+            9 | 10 => self.inline_asm(depth),
+            11 if nested => self.irreducible(depth),
+            12 if conv == Convergence::All => {
+                self.call("llvm.nvvm.barrier.cta.sync.aligned.all", &[], &mut [self.i32c(0)]);
+            }
+            _ => {
+                let k = self.any_var();
+                self.assign(k, 2);
+            }
+        }
+    }
+
+    unsafe fn cond(&mut self) -> LLVMValueRef {
+        self.expr(Ty::I1, 2)
+    }
+
+    unsafe fn if_else(&mut self, depth: u32, _conv: Convergence) {
+        let c = self.cond();
+        let (then, other, join) = (self.block("then"), self.block("else"), self.block("join"));
+        LLVMBuildCondBr(self.b, c, then, other);
+        for (bb, n) in [(then, 1 + self.choices.below(3)), (other, self.choices.below(3))] {
+            LLVMPositionBuilderAtEnd(self.b, bb);
+            self.stmts(n, depth + 1, Convergence::Divergent);
+            LLVMBuildBr(self.b, join);
+        }
+        LLVMPositionBuilderAtEnd(self.b, join);
+    }
+
+    /// `for (i = 0; i < bound; i++)`, the bound a constant, the uniform `%n`,
+    /// or per-thread data (at most 7).
+    unsafe fn counted_loop(&mut self, depth: u32, conv: Convergence) {
+        let i32t = self.int(32);
+        let counter = self.entry_alloca(i32t);
+        self.store(self.i32c(0), counter);
+        let (bound, inner) = match self.choices.below(3) {
+            0 => {
+                let c = 1 + self.choices.below(6);
+                (self.i32c(i64::from(c)), conv)
+            }
+            1 => (self.params[3], conv),
+            _ => {
+                let v = self.expr(Ty::I32, 1);
+                (self.bin(LLVMOpcode::LLVMAnd, v, self.i32c(7)), Convergence::Divergent)
+            }
+        };
+        let (head, body, exit) = (self.block("loop"), self.block("body"), self.block("exit"));
+        LLVMBuildBr(self.b, head);
+        LLVMPositionBuilderAtEnd(self.b, head);
+        let i = self.load(i32t, counter);
+        let go = LLVMBuildICmp(self.b, LLVMIntPredicate::LLVMIntSLT, i, bound, NO_NAME);
+        LLVMBuildCondBr(self.b, go, body, exit);
+        LLVMPositionBuilderAtEnd(self.b, body);
+        let n = 1 + self.choices.below(4);
+        self.stmts(n, depth + 1, inner);
+        let i = self.load(i32t, counter);
+        self.store(self.bin(LLVMOpcode::LLVMAdd, i, self.i32c(1)), counter);
+        LLVMBuildBr(self.b, head);
+        LLVMPositionBuilderAtEnd(self.b, exit);
+    }
+
+    unsafe fn switch(&mut self, depth: u32) {
+        let v = self.expr(Ty::I32, 1);
+        let key = self.bin(LLVMOpcode::LLVMAnd, v, self.i32c(7));
+        let (default, join) = (self.block("default"), self.block("join"));
+        let cases = 2 + self.choices.below(5);
+        let sw = LLVMBuildSwitch(self.b, key, default, cases);
+        for c in 0..cases {
+            let bb = self.block("case");
+            LLVMAddCase(sw, self.i32c(i64::from(c)), bb);
+            LLVMPositionBuilderAtEnd(self.b, bb);
+            let n = self.choices.below(3);
+            self.stmts(n, depth + 1, Convergence::Divergent);
+            LLVMBuildBr(self.b, join);
+        }
+        LLVMPositionBuilderAtEnd(self.b, default);
+        let n = self.choices.below(2);
+        self.stmts(n, depth + 1, Convergence::Divergent);
+        LLVMBuildBr(self.b, join);
+        LLVMPositionBuilderAtEnd(self.b, join);
+    }
+
+    /// Two blocks that branch to each other, entered at either: a loop with
+    /// two headers, bounded by a counter.
+    unsafe fn irreducible(&mut self, depth: u32) {
+        let i32t = self.int(32);
+        let counter = self.entry_alloca(i32t);
+        self.store(self.i32c(0), counter);
+        let limit = 2 + self.choices.below(4);
+        let limit = self.i32c(i64::from(limit));
+        let c = self.cond();
+        let (a, b, exit) = (self.block("irr.a"), self.block("irr.b"), self.block("irr.exit"));
+        LLVMBuildCondBr(self.b, c, a, b);
+        for (from, to) in [(a, b), (b, a)] {
+            LLVMPositionBuilderAtEnd(self.b, from);
+            let n = 1 + self.choices.below(2);
+            self.stmts(n, depth + 1, Convergence::Divergent);
+            let i = self.bin(LLVMOpcode::LLVMAdd, self.load(i32t, counter), self.i32c(1));
+            self.store(i, counter);
+            let more = LLVMBuildICmp(self.b, LLVMIntPredicate::LLVMIntSLT, i, limit, NO_NAME);
+            LLVMBuildCondBr(self.b, more, to, exit);
+        }
+        LLVMPositionBuilderAtEnd(self.b, exit);
+    }
+
+    unsafe fn entry_alloca(&self, ty: LLVMTypeRef) -> LLVMValueRef {
+        let here = LLVMGetInsertBlock(self.b);
+        let first = LLVMGetFirstInstruction(self.entry);
+        if first.is_null() {
+            LLVMPositionBuilderAtEnd(self.b, self.entry);
+        } else {
+            LLVMPositionBuilderBefore(self.b, first);
+        }
+        let slot = LLVMBuildAlloca(self.b, ty, NO_NAME);
+        LLVMPositionBuilderAtEnd(self.b, here);
+        slot
+    }
+
+    unsafe fn swap(&mut self) {
+        let k = self.any_var();
+        let ty = self.vars[k].ty;
+        let same: Vec<usize> = (0..self.vars.len()).filter(|&k| self.vars[k].ty == ty).collect();
+        if same.len() < 2 {
+            return;
+        }
+        let (x, y) = (same[0], same[1 + self.choices.below(same.len() as u32 - 1) as usize]);
+        let (vx, vy) = (self.read(x), self.read(y));
+        self.store(vy, self.vars[x].slot);
+        self.store(vx, self.vars[y].slot);
+    }
+
+    /// Stores into, or loads from, a local `[8 x i32]` at a data-dependent
+    /// index (so it stays in local memory).
+    unsafe fn local_array(&mut self, depth: u32) {
+        let arr_ty = LLVMArrayType2(self.int(32), 8);
+        let array = match self.array {
+            Some(a) => a,
+            None => {
+                let a = self.entry_alloca(arr_ty);
+                // Zeroed right after the allocas, before any statement reads it.
+                let here = LLVMGetInsertBlock(self.b);
+                LLVMPositionBuilderBefore(self.b, LLVMGetNextInstruction(a));
+                for k in 0..8 {
+                    let p = self.byte_gep(a, LLVMConstInt(self.int(64), k * 4, 0));
+                    self.store(self.i32c(0), p);
+                }
+                LLVMPositionBuilderAtEnd(self.b, here);
+                self.array = Some(a);
+                a
+            }
+        };
+        let index = self.expr(Ty::I32, 1);
+        let index = self.bin(LLVMOpcode::LLVMAnd, index, self.i32c(7));
+        let offset = self.bin(LLVMOpcode::LLVMShl, index, self.i32c(2));
+        let offset = self.cast(LLVMOpcode::LLVMZExt, offset, self.int(64));
+        let p = self.byte_gep(array, offset);
+        if self.choices.chance(2) {
+            let v = self.expr(Ty::I32, depth.min(2));
+            self.store(v, p);
+        } else if let Some(k) = self.var_of(Ty::I32) {
+            let v = self.load(self.int(32), p);
+            self.store(v, self.vars[k].slot);
+        }
+    }
+
+    unsafe fn callee(&mut self) -> &Callee {
+        if self.callee.is_none() {
+            let (i32t, i64t, f32t) = (self.int(32), self.int(64), LLVMFloatTypeInContext(self.ctx));
+            let mut fields = [i32t, i64t, f32t];
+            let record = LLVMStructTypeInContext(self.ctx, fields.as_mut_ptr(), 3, 0);
+            let mut params = [i32t, i64t, f32t, self.ptr_ty()];
+            let ty = LLVMFunctionType(i32t, params.as_mut_ptr(), 4, 0);
+            let func = LLVMAddFunction(self.module, c"device_fn".as_ptr(), ty);
+            LLVMSetLinkage(func, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
+            let kind = |name: &str| LLVMGetEnumAttributeKindForName(name.as_ptr().cast(), name.len());
+            LLVMAddAttributeAtIndex(func, u32::MAX, LLVMCreateEnumAttribute(self.ctx, kind("noinline"), 0));
+            LLVMAddAttributeAtIndex(func, 4, LLVMCreateTypeAttribute(self.ctx, kind("byval"), record));
+            LLVMAddAttributeAtIndex(func, 4, LLVMCreateEnumAttribute(self.ctx, kind("align"), 8));
+            let here = LLVMGetInsertBlock(self.b);
+            let body = LLVMAppendBasicBlockInContext(self.ctx, func, c"entry".as_ptr());
+            LLVMPositionBuilderAtEnd(self.b, body);
+            let (a, w, x, s) =
+                (LLVMGetParam(func, 0), LLVMGetParam(func, 1), LLVMGetParam(func, 2), LLVMGetParam(func, 3));
+            let f0 = self.load(i32t, s);
+            let f1 = self.load(i64t, self.byte_gep(s, LLVMConstInt(i64t, 8, 0)));
+            let f2 = self.load(f32t, self.byte_gep(s, LLVMConstInt(i64t, 16, 0)));
+            let mut acc = self.bin(LLVMOpcode::LLVMXor, a, f0);
+            let wide = self.bin(LLVMOpcode::LLVMMul, w, f1);
+            let ops = [LLVMOpcode::LLVMAdd, LLVMOpcode::LLVMMul, LLVMOpcode::LLVMSub, LLVMOpcode::LLVMXor];
+            let narrow = self.cast(LLVMOpcode::LLVMTrunc, wide, i32t);
+            let op = ops[self.choices.below(4) as usize];
+            acc = self.bin(op, acc, narrow);
+            let sum = self.bin(LLVMOpcode::LLVMFAdd, x, f2);
+            let sat = self.call("llvm.fptosi.sat", &[i32t, f32t], &mut [sum]);
+            let op = ops[self.choices.below(4) as usize];
+            acc = self.bin(op, acc, sat);
+            LLVMBuildRet(self.b, acc);
+            LLVMPositionBuilderAtEnd(self.b, here);
+            self.callee = Some(Callee { func, ty, record });
+        }
+        self.callee.as_ref().expect("made above")
+    }
+
+    unsafe fn call_device_function(&mut self, depth: u32) {
+        let (func, ty, record) = {
+            let c = self.callee();
+            (c.func, c.ty, c.record)
+        };
+        let d = depth.min(2);
+        let (a, w, x) = (self.expr(Ty::I32, d), self.expr(Ty::I64, d), self.expr(Ty::F32, d));
+        let s = self.entry_alloca(record);
+        let (f0, f1, f2) = (self.expr(Ty::I32, 1), self.expr(Ty::I64, 1), self.expr(Ty::F32, 1));
+        self.store(f0, s);
+        self.store(f1, self.byte_gep(s, LLVMConstInt(self.int(64), 8, 0)));
+        self.store(f2, self.byte_gep(s, LLVMConstInt(self.int(64), 16, 0)));
+        let mut args = [a, w, x, s];
+        let r = LLVMBuildCall2(self.b, ty, func, args.as_mut_ptr(), 4, NO_NAME);
+        let kind = LLVMGetEnumAttributeKindForName(c"byval".as_ptr(), 5);
+        LLVMAddCallSiteAttribute(r, 4, LLVMCreateTypeAttribute(self.ctx, kind, record));
+        if let Some(k) = self.var_of(Ty::I32) {
+            self.store(r, self.vars[k].slot);
+        }
+    }
+
+    /// A commutative atomic on `acc`, its old value unused: the final memory
+    /// is the same in any thread order.
+    unsafe fn atomic(&mut self, depth: u32) {
+        let wide = self.choices.chance(3);
+        let (ty, bytes, base) = if wide { (Ty::I64, 8, 64) } else { (Ty::I32, 4, 0) };
+        let v = self.expr(ty, depth.min(2));
+        let index = self.expr(Ty::I32, 1);
+        let index = self.bin(LLVMOpcode::LLVMAnd, index, self.i32c(if wide { 7 } else { 15 }));
+        let offset = self.bin(LLVMOpcode::LLVMMul, index, self.i32c(bytes));
+        let offset = self.bin(LLVMOpcode::LLVMAdd, offset, self.i32c(base));
+        let offset = self.cast(LLVMOpcode::LLVMZExt, offset, self.int(64));
+        let p = self.byte_gep(self.params[2], offset);
+        let ops = [
+            LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpAdd,
+            LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpOr,
+            LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpUMax,
+            LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpMin,
+            LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpXor,
+        ];
+        let op = ops[self.choices.below(ops.len() as u32) as usize];
+        LLVMBuildAtomicRMW(self.b, op, p, v, LLVMAtomicOrdering::LLVMAtomicOrderingMonotonic, 0);
+    }
+
+    /// A shuffle or a vote across the warp (every thread converged).
+    unsafe fn warp_collective(&mut self, depth: u32) {
+        let Some(k) = self.var_of(Ty::I32) else { return };
+        let full = self.i32c(-1);
+        let r = match self.choices.below(3) {
+            0 => {
+                let v = self.expr(Ty::I32, depth.min(2));
+                let lane = self.expr(Ty::I32, 1);
+                let lane = self.bin(LLVMOpcode::LLVMAnd, lane, self.i32c(31));
+                self.call("llvm.nvvm.shfl.sync.idx.i32", &[], &mut [full, v, lane, self.i32c(31)])
+            }
+            1 => {
+                let v = self.expr(Ty::I32, depth.min(2));
+                let mask = 1 << self.choices.below(5);
+                let mask = self.i32c(i64::from(mask));
+                self.call("llvm.nvvm.shfl.sync.bfly.i32", &[], &mut [full, v, mask, self.i32c(31)])
+            }
+            _ => {
+                let c = self.cond();
+                self.call("llvm.nvvm.vote.ballot.sync", &[], &mut [full, c])
+            }
+        };
+        self.store(r, self.vars[k].slot);
+    }
+
+    /// PTX inline assembly with the operand kinds real code uses: early
+    /// clobbers (an output written before an input is last read), an input
+    /// tied to an output, two outputs, and 64-bit, float and 16-bit operands.
+    unsafe fn inline_asm(&mut self, depth: u32) {
+        struct Shape {
+            asm: &'static str,
+            constraints: &'static str,
+            outs: &'static [Ty],
+            ins: &'static [Ty],
+        }
+        const SHAPES: [Shape; 7] = [
+            Shape {
+                asm: "mul.lo.u32 $0, $1, $2;\n\tadd.u32 $0, $0, $1;",
+                constraints: "=&r,r,r",
+                outs: &[Ty::I32],
+                ins: &[Ty::I32, Ty::I32],
+            },
+            Shape {
+                asm: "add.u32 $0, $0, $2;",
+                constraints: "=r,0,r",
+                outs: &[Ty::I32],
+                ins: &[Ty::I32, Ty::I32],
+            },
+            Shape {
+                asm: "add.u32 $1, $2, $3;\n\tsub.u32 $0, $2, $1;",
+                constraints: "=r,=&r,r,r",
+                outs: &[Ty::I32, Ty::I32],
+                ins: &[Ty::I32, Ty::I32],
+            },
+            Shape {
+                asm: "xor.b64 $0, $1, $2;",
+                constraints: "=l,l,l",
+                outs: &[Ty::I64],
+                ins: &[Ty::I64, Ty::I64],
+            },
+            Shape {
+                asm: "mul.lo.u64 $0, $0, $2;\n\tadd.u64 $0, $0, $2;",
+                constraints: "=l,0,l",
+                outs: &[Ty::I64],
+                ins: &[Ty::I64, Ty::I64],
+            },
+            Shape {
+                asm: "add.rn.f32 $0, $1, $2;",
+                constraints: "=f,f,f",
+                outs: &[Ty::F32],
+                ins: &[Ty::F32, Ty::F32],
+            },
+            Shape {
+                asm: "{\n\t.reg .pred p;\n\tsetp.lt.u32 p, $1, $2;\n\tselp.b32 $0, $1, $2, p;\n\t}",
+                constraints: "=r,r,r",
+                outs: &[Ty::I32],
+                ins: &[Ty::I32, Ty::I32],
+            },
+        ];
+        let shape = &SHAPES[self.choices.below(SHAPES.len() as u32) as usize];
+        let mut ins: Vec<LLVMValueRef> = shape.ins.iter().map(|&t| self.expr(t, depth.min(2))).collect();
+        let mut in_tys: Vec<LLVMTypeRef> = shape.ins.iter().map(|&t| self.llvm_ty(t)).collect();
+        let mut out_tys: Vec<LLVMTypeRef> = shape.outs.iter().map(|&t| self.llvm_ty(t)).collect();
+        let ret = if out_tys.len() == 1 {
+            out_tys[0]
+        } else {
+            LLVMStructTypeInContext(self.ctx, out_tys.as_mut_ptr(), out_tys.len() as u32, 0)
+        };
+        let fty = LLVMFunctionType(ret, in_tys.as_mut_ptr(), in_tys.len() as u32, 0);
+        let asm = LLVMGetInlineAsm(
+            fty,
+            shape.asm.as_ptr() as *mut _,
+            shape.asm.len(),
+            shape.constraints.as_ptr() as *mut _,
+            shape.constraints.len(),
+            1,
+            0,
+            llvm_sys::LLVMInlineAsmDialect::LLVMInlineAsmDialectATT,
+            0,
+        );
+        let r = LLVMBuildCall2(self.b, fty, asm, ins.as_mut_ptr(), ins.len() as u32, NO_NAME);
+        for (i, &ty) in shape.outs.iter().enumerate() {
+            let v =
+                if shape.outs.len() == 1 { r } else { LLVMBuildExtractValue(self.b, r, i as u32, NO_NAME) };
+            if let Some(k) = self.var_of(ty) {
+                self.store(v, self.vars[k].slot);
+            }
+        }
+    }
+
+    /// A value of type `ty`, from an expression tree at most `depth` deep.
+    unsafe fn expr(&mut self, ty: Ty, depth: u32) -> LLVMValueRef {
+        if depth == 0 || self.choices.chance(3) {
+            return self.leaf(ty);
+        }
+        let d = depth - 1;
+        if ty == Ty::I1 {
+            return self.predicate(d);
+        }
+        if ty.is_int() {
+            self.int_op(ty, d)
+        } else if ty.is_float() {
+            self.float_op(ty, d)
+        } else {
+            self.vector_op(ty, d)
+        }
+    }
+
+    unsafe fn leaf(&mut self, ty: Ty) -> LLVMValueRef {
+        match self.choices.below(4) {
+            0 | 1 => match self.var_of(ty) {
+                Some(k) => self.read(k),
+                None => {
+                    let k = self.any_var();
+                    let v = self.read(k);
+                    self.convert(v, self.vars[k].ty, ty)
+                }
+            },
+            2 => {
+                let k = self.any_var();
+                let v = self.read(k);
+                self.convert(v, self.vars[k].ty, ty)
+            }
+            _ => {
+                let c = [1i64, 0, -1, 7, 255, 65535, -2147483648, 3][self.choices.below(8) as usize];
+                self.const_of(ty, c)
+            }
+        }
+    }
+
+    /// Reinterprets or resizes `v` of type `from` as type `to`: through an
+    /// integer of `from`'s width, truncated or extended, then as `to`.
+    unsafe fn convert(&mut self, v: LLVMValueRef, from: Ty, to: Ty) -> LLVMValueRef {
+        if from == to {
+            return v;
+        }
+        if from.is_float() && to.is_float() {
+            let (fb, tb) = (from.bits(), to.bits());
+            // half <-> bfloat goes through float; otherwise extend or truncate.
+            return if fb == tb {
+                let wide = self.cast(LLVMOpcode::LLVMFPExt, v, LLVMFloatTypeInContext(self.ctx));
+                self.cast(LLVMOpcode::LLVMFPTrunc, wide, self.llvm_ty(to))
+            } else if fb < tb {
+                self.cast(LLVMOpcode::LLVMFPExt, v, self.llvm_ty(to))
+            } else {
+                self.cast(LLVMOpcode::LLVMFPTrunc, v, self.llvm_ty(to))
+            };
+        }
+        // i128 <-> floating point needs compiler-rt calls NVPTX does not have.
+        let libcall = from == Ty::I128 || to == Ty::I128;
+        if from.is_int() && to.is_float() && !libcall && self.choices.chance(2) {
+            let op = if self.choices.chance(2) { LLVMOpcode::LLVMSIToFP } else { LLVMOpcode::LLVMUIToFP };
+            return self.cast(op, v, self.llvm_ty(to));
+        }
+        if from.is_float() && to.is_int() && to != Ty::I1 && !libcall && self.choices.chance(2) {
+            let name = if self.choices.chance(2) { "llvm.fptosi.sat" } else { "llvm.fptoui.sat" };
+            return self.call(name, &[self.llvm_ty(to), self.llvm_ty(from)], &mut [v]);
+        }
+        let (fb, tb) = (from.bits(), to.bits());
+        let as_int = if from.is_int() { v } else { self.cast(LLVMOpcode::LLVMBitCast, v, self.int(fb)) };
+        let resized = if fb == tb {
+            as_int
+        } else if fb > tb {
+            self.cast(LLVMOpcode::LLVMTrunc, as_int, self.int(tb))
+        } else {
+            let op = if self.choices.chance(2) { LLVMOpcode::LLVMZExt } else { LLVMOpcode::LLVMSExt };
+            self.cast(op, as_int, self.int(tb))
+        };
+        if to.is_int() {
+            resized
+        } else {
+            self.cast(LLVMOpcode::LLVMBitCast, resized, self.llvm_ty(to))
+        }
+    }
+
+    unsafe fn predicate(&mut self, d: u32) -> LLVMValueRef {
+        match self.choices.below(3) {
+            0 => {
+                let ty = [Ty::I32, Ty::I64, Ty::I16, Ty::I128][self.choices.below(4) as usize];
+                let (a, c) = (self.expr(ty, d), self.expr(ty, d));
+                let preds = [
+                    LLVMIntPredicate::LLVMIntSLT,
+                    LLVMIntPredicate::LLVMIntEQ,
+                    LLVMIntPredicate::LLVMIntNE,
+                    LLVMIntPredicate::LLVMIntULT,
+                    LLVMIntPredicate::LLVMIntSGE,
+                    LLVMIntPredicate::LLVMIntUGT,
+                ];
+                LLVMBuildICmp(self.b, preds[self.choices.below(6) as usize], a, c, NO_NAME)
+            }
+            1 => {
+                let ty = [Ty::F32, Ty::F64, Ty::F16][self.choices.below(3) as usize];
+                let (a, c) = (self.expr(ty, d), self.expr(ty, d));
+                let preds = [
+                    LLVMRealPredicate::LLVMRealOLT,
+                    LLVMRealPredicate::LLVMRealUGE,
+                    LLVMRealPredicate::LLVMRealOEQ,
+                    LLVMRealPredicate::LLVMRealUNO,
+                ];
+                LLVMBuildFCmp(self.b, preds[self.choices.below(4) as usize], a, c, NO_NAME)
+            }
+            _ => {
+                let (a, c) = (self.expr(Ty::I1, d), self.expr(Ty::I1, d));
+                let ops = [LLVMOpcode::LLVMAnd, LLVMOpcode::LLVMOr, LLVMOpcode::LLVMXor];
+                let op = ops[self.choices.below(3) as usize];
+                self.bin(op, a, c)
+            }
+        }
+    }
+
+    unsafe fn int_op(&mut self, ty: Ty, d: u32) -> LLVMValueRef {
+        let t = self.llvm_ty(ty);
+        let (a, c) = (self.expr(ty, d), self.expr(ty, d));
+        match self.choices.below(11) {
+            0 => self.bin(LLVMOpcode::LLVMAdd, a, c),
+            1 => self.bin(LLVMOpcode::LLVMSub, a, c),
+            2 => self.bin(LLVMOpcode::LLVMMul, a, c),
+            3 => self.bin(LLVMOpcode::LLVMAnd, a, c),
+            4 => self.bin(LLVMOpcode::LLVMOr, a, c),
+            5 => self.bin(LLVMOpcode::LLVMXor, a, c),
+            6 => {
+                let amount = self.bin(LLVMOpcode::LLVMAnd, c, LLVMConstInt(t, u64::from(ty.bits() - 1), 0));
+                let ops = [LLVMOpcode::LLVMShl, LLVMOpcode::LLVMLShr, LLVMOpcode::LLVMAShr];
+                let op = ops[self.choices.below(3) as usize];
+                self.bin(op, a, amount)
+            }
+            // i128 division is a compiler-rt call NVPTX does not have.
+            7 if ty != Ty::I128 => {
+                let odd = self.bin(LLVMOpcode::LLVMOr, c, LLVMConstInt(t, 1, 0));
+                let op = if self.choices.chance(2) { LLVMOpcode::LLVMUDiv } else { LLVMOpcode::LLVMURem };
+                self.bin(op, a, odd)
+            }
+            8 => {
+                let names = ["llvm.smin", "llvm.umax", "llvm.smax", "llvm.umin"];
+                let name = names[self.choices.below(4) as usize];
+                self.call(name, &[t], &mut [a, c])
+            }
+            9 => {
+                let p = self.predicate(d);
+                LLVMBuildSelect(self.b, p, a, c, NO_NAME)
+            }
+            _ => {
+                // A widening multiply, as `mul.wide` comes from.
+                if ty.bits() >= 16 && ty.bits() <= 64 {
+                    let half = self.int(ty.bits() / 2);
+                    let (x, y) = (
+                        self.cast(LLVMOpcode::LLVMTrunc, a, half),
+                        self.cast(LLVMOpcode::LLVMTrunc, c, half),
+                    );
+                    let op = if self.choices.chance(2) { LLVMOpcode::LLVMZExt } else { LLVMOpcode::LLVMSExt };
+                    let (x, y) = (self.cast(op, x, t), self.cast(op, y, t));
+                    self.bin(LLVMOpcode::LLVMMul, x, y)
+                } else {
+                    self.call("llvm.ctpop", &[t], &mut [a])
+                }
+            }
+        }
+    }
+
+    unsafe fn float_op(&mut self, ty: Ty, d: u32) -> LLVMValueRef {
+        let t = self.llvm_ty(ty);
+        let (a, c) = (self.expr(ty, d), self.expr(ty, d));
+        match self.choices.below(7) {
+            0 => self.bin(LLVMOpcode::LLVMFAdd, a, c),
+            1 => self.bin(LLVMOpcode::LLVMFMul, a, c),
+            2 => self.bin(LLVMOpcode::LLVMFSub, a, c),
+            3 => self.bin(LLVMOpcode::LLVMFDiv, a, c),
+            4 => {
+                let e = self.expr(ty, d);
+                self.call("llvm.fma", &[t], &mut [a, c, e])
+            }
+            5 => {
+                let name = if self.choices.chance(2) { "llvm.minnum" } else { "llvm.maxnum" };
+                self.call(name, &[t], &mut [a, c])
+            }
+            _ => {
+                let p = self.predicate(d);
+                let n = LLVMBuildFNeg(self.b, a, NO_NAME);
+                LLVMBuildSelect(self.b, p, n, c, NO_NAME)
+            }
+        }
+    }
+
+    unsafe fn vector_op(&mut self, ty: Ty, d: u32) -> LLVMValueRef {
+        let (a, c) = (self.expr(ty, d), self.expr(ty, d));
+        let (lanes, elem) = match ty {
+            Ty::V2I32 => (2, Ty::I32),
+            Ty::V2F16 => (2, Ty::F16),
+            _ => (4, Ty::F32),
+        };
+        match self.choices.below(3) {
+            0 => {
+                let op = match (elem, self.choices.chance(2)) {
+                    (Ty::I32, true) => LLVMOpcode::LLVMAdd,
+                    (Ty::I32, false) => LLVMOpcode::LLVMMul,
+                    (_, true) => LLVMOpcode::LLVMFAdd,
+                    (_, false) => LLVMOpcode::LLVMFMul,
+                };
+                self.bin(op, a, c)
+            }
+            1 => {
+                let picks: Vec<u32> = (0..lanes).map(|_| self.choices.below(2 * lanes)).collect();
+                let mut mask: Vec<LLVMValueRef> = picks.iter().map(|&p| self.i32c(i64::from(p))).collect();
+                let mask = LLVMConstVector(mask.as_mut_ptr(), lanes);
+                LLVMBuildShuffleVector(self.b, a, c, mask, NO_NAME)
+            }
+            _ => {
+                let e = self.expr(elem, d);
+                let lane = self.choices.below(lanes);
+                let lane = self.i32c(i64::from(lane));
+                LLVMBuildInsertElement(self.b, a, e, lane, NO_NAME)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kernel_ir(choices: &mut Choices) -> String {
+        let context = Context::create();
+        let module = generate(&context, choices);
+        module.verify().unwrap_or_else(|e| panic!("invalid IR: {e}\n{}", module.print_to_string()));
+        module.print_to_string().to_string()
+    }
+
+    #[test]
+    fn random_tapes_make_valid_deterministic_kernels() {
+        for seed in 0..300 {
+            let mut choices = Choices::random(seed);
+            let ir = kernel_ir(&mut choices);
+            assert_eq!(kernel_ir(&mut Choices::replay(choices.into_tape())), ir, "seed {seed} replays");
+        }
+    }
+
+    #[test]
+    fn the_empty_tape_is_a_small_kernel() {
+        let ir = kernel_ir(&mut Choices::replay(Vec::new()));
+        assert!(ir.contains("define ptx_kernel void @fuzz(ptr %0, ptr %1, ptr %2, i32 %3)"), "{ir}");
+        assert!(ir.lines().count() < 60, "{ir}");
+    }
+
+    #[test]
+    fn bytes_from_a_fuzzer_make_valid_kernels() {
+        for len in [0usize, 1, 7, 64, 300] {
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 37 % 251) as u8).collect();
+            kernel_ir(&mut Choices::from_bytes(&bytes));
+        }
+    }
+}

@@ -1,0 +1,208 @@
+//! Random LLVM IR kernels through the real NVPTX backend with the plugin in
+//! every mode (see `scripts/fuzz-ir`). A program is a tape of decisions
+//! (`choices`); `generate` turns it into a kernel, `compile` builds it in
+//! process, and `check` judges each mode's build against stock's: machine
+//! verifier, crashes, ptxas, and the ptxsim run's bytes.
+
+pub mod choices;
+pub mod compile;
+pub mod generate;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use inkwell::context::Context;
+use inkwell::module::Module;
+use inkwell::passes::PassBuilderOptions;
+use ptxsim::harness::{judge, Verdict, STEP_LIMIT};
+use ptxsim::{Arg, Launch};
+
+use crate::choices::Choices;
+use crate::compile::{compile, target_machine, Failure};
+use crate::generate::{generate, ACC_BYTES, IN_BYTES, KERNEL, N, OUT_BYTES, THREADS};
+
+/// Where the outside tools are.
+pub struct Tools {
+    pub plugin: PathBuf,
+    pub ptxas: PathBuf,
+}
+
+impl Tools {
+    /// From `PLUGIN` and `PTXAS`, which scripts/env.sh exports.
+    pub fn from_env() -> Result<Tools, String> {
+        let path = |name: &str| {
+            std::env::var_os(name)
+                .map(PathBuf::from)
+                .ok_or_else(|| format!("{name} is not set: source scripts/env.sh"))
+        };
+        Ok(Tools { plugin: path("PLUGIN")?, ptxas: path("PTXAS")? })
+    }
+}
+
+/// What one mode's build of one program came to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Finding {
+    Crash(String),
+    Verifier(String),
+    /// ptxas rejected the plugin's PTX (stock's it accepted).
+    Ptxas(String),
+    /// ptxsim saw different bytes, or only the plugin build failed to run.
+    Difference(String),
+}
+
+impl Finding {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Finding::Crash(_) => "crash",
+            Finding::Verifier(_) => "verifier",
+            Finding::Ptxas(_) => "ptxas",
+            Finding::Difference(_) => "difference",
+        }
+    }
+
+    pub fn message(&self) -> &str {
+        match self {
+            Finding::Crash(m) | Finding::Verifier(m) | Finding::Ptxas(m) | Finding::Difference(m) => m,
+        }
+    }
+}
+
+/// The outcome of checking one program.
+#[derive(Default, Debug)]
+pub struct Report {
+    /// Stock itself failed (a generator bug, or LLVM's): nothing to compare.
+    pub stock_failure: Option<String>,
+    /// LLVM's machine verifier rejects stock's build, so no build was verified.
+    pub stock_unverifiable: bool,
+    /// Per mode: the finding, if any.
+    pub findings: Vec<(String, Finding)>,
+    /// ptxsim comparisons by verdict kind ("same", "same-ptx", ...).
+    pub verdicts: Vec<(String, &'static str)>,
+    /// The optimized IR that was compiled, for a reproducer.
+    pub ir: String,
+}
+
+/// The kernel a tape describes, optimized by LLVM's O2 pipeline (as clang's
+/// output is before llc sees it).
+pub fn build_module<'ctx>(context: &'ctx Context, tape: &[u32]) -> Result<Module<'ctx>, String> {
+    let module = generate(context, &mut Choices::replay(tape.to_vec()));
+    module
+        .verify()
+        .map_err(|e| format!("the generator made invalid IR: {e}\n{}", module.print_to_string()))?;
+    module
+        .run_passes("default<O2>", &target_machine(), PassBuilderOptions::create())
+        .map_err(|e| format!("O2 failed: {e}"))?;
+    Ok(module)
+}
+
+fn ptxas(tools: &Tools, ptx: &str, scratch: &Path) -> Result<(), String> {
+    let file = scratch.join("check.ptx");
+    std::fs::write(&file, ptx).map_err(|e| e.to_string())?;
+    let out = Command::new(&tools.ptxas)
+        .args(["-arch=sm_90", "-c", "-o"])
+        .arg(scratch.join("check.o"))
+        .arg(&file)
+        .output()
+        .map_err(|e| format!("{}: {e}", tools.ptxas.display()))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).lines().take(6).collect::<Vec<_>>().join("\n"))
+    }
+}
+
+/// The inputs every run gets: the same for every build of a program.
+fn launch_args() -> (Vec<Arg>, Launch) {
+    let mut rng = ptxsim::harness::Rng::new(0x5eed);
+    let input: Vec<u8> = (0..IN_BYTES * THREADS as usize).map(|_| rng.next_u64() as u8).collect();
+    let args = vec![
+        Arg::Buffer(input),
+        Arg::Buffer(vec![0; OUT_BYTES * THREADS as usize]),
+        Arg::Buffer(vec![0; ACC_BYTES]),
+        Arg::Scalar(N.to_le_bytes().to_vec()),
+    ];
+    let launch =
+        Launch { grid: [1, 1, 1], block: [THREADS, 1, 1], dynamic_shared: 0, step_limit: STEP_LIMIT };
+    (args, launch)
+}
+
+fn simulate(ptx: &str, plugin_build: bool) -> Result<ptxsim::Outcome, ptxsim::Error> {
+    let module = ptxsim::parse(ptx)?;
+    let (args, mut launch) = launch_args();
+    if plugin_build {
+        launch.step_limit *= 2;
+    }
+    ptxsim::run(&module, KERNEL, &args, &launch)
+}
+
+/// Builds the program of `tape` stock and in each of `modes`, and judges
+/// each build against stock's.
+pub fn check(tools: &Tools, tape: &[u32], modes: &[(&str, &[&str])], scratch: &Path) -> Report {
+    let mut report = Report::default();
+    let context = Context::create();
+    let module = match build_module(&context, tape) {
+        Ok(m) => m,
+        Err(e) => {
+            report.stock_failure = Some(e);
+            return report;
+        }
+    };
+    report.ir = module.print_to_string().to_string();
+    // LLVM 22's own verifier rejects some NVPTX code (MOV64_PARAM of a
+    // byval parameter): then every build goes without it, as stock must.
+    let mut verify = true;
+    let mut stock = compile(&module, None, &[], verify, scratch);
+    if let Err(Failure::Verifier(_)) = stock {
+        report.stock_unverifiable = true;
+        verify = false;
+        stock = compile(&module, None, &[], verify, scratch);
+    }
+    let stock = match stock {
+        Ok(ptx) => ptx,
+        Err(f) => {
+            report.stock_failure = Some(format!("stock {}: {}", f.kind(), f.message()));
+            return report;
+        }
+    };
+    if let Err(e) = ptxas(tools, &stock, scratch) {
+        report.stock_failure = Some(format!("ptxas rejects stock's PTX: {e}"));
+        return report;
+    }
+    let stock_run = simulate(&stock, false);
+    let mut seen: HashMap<String, (Result<(), String>, Verdict)> = HashMap::new();
+    for &(mode, flags) in modes {
+        let ptx = match compile(&module, Some(&tools.plugin), flags, verify, scratch) {
+            Ok(ptx) => ptx,
+            Err(f) => {
+                let finding = match f {
+                    Failure::Verifier(m) => Finding::Verifier(m),
+                    Failure::Crash(m) => Finding::Crash(m),
+                };
+                report.findings.push((mode.to_string(), finding));
+                continue;
+            }
+        };
+        if ptx == stock {
+            report.verdicts.push((mode.to_string(), Verdict::SamePtx.kind()));
+            continue;
+        }
+        // Modes often agree with each other: each distinct PTX is checked once.
+        let (assembled, verdict) = seen
+            .entry(ptx)
+            .or_insert_with_key(|ptx| match ptxas(tools, ptx, scratch) {
+                Err(e) => (Err(e), Verdict::SamePtx),
+                Ok(()) => (Ok(()), judge(&stock_run, &simulate(ptx, true))),
+            })
+            .clone();
+        if let Err(e) = assembled {
+            report.findings.push((mode.to_string(), Finding::Ptxas(e)));
+            continue;
+        }
+        if let Verdict::Differ(why) = &verdict {
+            report.findings.push((mode.to_string(), Finding::Difference(why.clone())));
+        }
+        report.verdicts.push((mode.to_string(), verdict.kind()));
+    }
+    report
+}
