@@ -632,60 +632,21 @@ impl Generator<'_> {
     /// clobbers (an output written before an input is last read), an input
     /// tied to an output, two outputs, and 64-bit, float and 16-bit operands.
     unsafe fn inline_asm(&mut self, depth: u32) {
-        struct Shape {
-            asm: &'static str,
-            constraints: &'static str,
-            outs: &'static [Ty],
-            ins: &'static [Ty],
-        }
-        const SHAPES: [Shape; 7] = [
-            Shape {
-                asm: "mul.lo.u32 $0, $1, $2;\n\tadd.u32 $0, $0, $1;",
-                constraints: "=&r,r,r",
-                outs: &[Ty::I32],
-                ins: &[Ty::I32, Ty::I32],
-            },
-            Shape {
-                asm: "add.u32 $0, $0, $2;",
-                constraints: "=r,0,r",
-                outs: &[Ty::I32],
-                ins: &[Ty::I32, Ty::I32],
-            },
-            Shape {
-                asm: "add.u32 $1, $2, $3;\n\tsub.u32 $0, $2, $1;",
-                constraints: "=r,=&r,r,r",
-                outs: &[Ty::I32, Ty::I32],
-                ins: &[Ty::I32, Ty::I32],
-            },
-            Shape {
-                asm: "xor.b64 $0, $1, $2;",
-                constraints: "=l,l,l",
-                outs: &[Ty::I64],
-                ins: &[Ty::I64, Ty::I64],
-            },
-            Shape {
-                asm: "mul.lo.u64 $0, $0, $2;\n\tadd.u64 $0, $0, $2;",
-                constraints: "=l,0,l",
-                outs: &[Ty::I64],
-                ins: &[Ty::I64, Ty::I64],
-            },
-            Shape {
-                asm: "add.rn.f32 $0, $1, $2;",
-                constraints: "=f,f,f",
-                outs: &[Ty::F32],
-                ins: &[Ty::F32, Ty::F32],
-            },
-            Shape {
-                asm: "{\n\t.reg .pred p;\n\tsetp.lt.u32 p, $1, $2;\n\tselp.b32 $0, $1, $2, p;\n\t}",
-                constraints: "=r,r,r",
-                outs: &[Ty::I32],
-                ins: &[Ty::I32, Ty::I32],
-            },
+        // (template, constraints, outputs, inputs)
+        #[rustfmt::skip]
+        const SHAPES: [(&str, &str, &[Ty], &[Ty]); 7] = [
+            ("mul.lo.u32 $0, $1, $2;\n\tadd.u32 $0, $0, $1;", "=&r,r,r", &[Ty::I32], &[Ty::I32, Ty::I32]),
+            ("add.u32 $0, $0, $2;", "=r,0,r", &[Ty::I32], &[Ty::I32, Ty::I32]),
+            ("add.u32 $1, $2, $3;\n\tsub.u32 $0, $2, $1;", "=r,=&r,r,r", &[Ty::I32, Ty::I32], &[Ty::I32, Ty::I32]),
+            ("xor.b64 $0, $1, $2;", "=l,l,l", &[Ty::I64], &[Ty::I64, Ty::I64]),
+            ("mul.lo.u64 $0, $0, $2;\n\tadd.u64 $0, $0, $2;", "=l,0,l", &[Ty::I64], &[Ty::I64, Ty::I64]),
+            ("add.rn.f32 $0, $1, $2;", "=f,f,f", &[Ty::F32], &[Ty::F32, Ty::F32]),
+            ("{\n\t.reg .pred p;\n\tsetp.lt.u32 p, $1, $2;\n\tselp.b32 $0, $1, $2, p;\n\t}", "=r,r,r", &[Ty::I32], &[Ty::I32, Ty::I32]),
         ];
-        let shape = &SHAPES[self.choices.below(SHAPES.len() as u32) as usize];
-        let mut ins: Vec<LLVMValueRef> = shape.ins.iter().map(|&t| self.expr(t, depth.min(2))).collect();
-        let mut in_tys: Vec<LLVMTypeRef> = shape.ins.iter().map(|&t| self.llvm_ty(t)).collect();
-        let mut out_tys: Vec<LLVMTypeRef> = shape.outs.iter().map(|&t| self.llvm_ty(t)).collect();
+        let (template, constraints, outs, in_types) = SHAPES[self.choices.below(SHAPES.len() as u32) as usize];
+        let mut ins: Vec<LLVMValueRef> = in_types.iter().map(|&t| self.expr(t, depth.min(2))).collect();
+        let mut in_tys: Vec<LLVMTypeRef> = in_types.iter().map(|&t| self.llvm_ty(t)).collect();
+        let mut out_tys: Vec<LLVMTypeRef> = outs.iter().map(|&t| self.llvm_ty(t)).collect();
         let ret = if out_tys.len() == 1 {
             out_tys[0]
         } else {
@@ -694,19 +655,19 @@ impl Generator<'_> {
         let fty = LLVMFunctionType(ret, in_tys.as_mut_ptr(), in_tys.len() as u32, 0);
         let asm = LLVMGetInlineAsm(
             fty,
-            shape.asm.as_ptr() as *mut _,
-            shape.asm.len(),
-            shape.constraints.as_ptr() as *mut _,
-            shape.constraints.len(),
+            template.as_ptr() as *mut _,
+            template.len(),
+            constraints.as_ptr() as *mut _,
+            constraints.len(),
             1,
             0,
             llvm_sys::LLVMInlineAsmDialect::LLVMInlineAsmDialectATT,
             0,
         );
         let r = LLVMBuildCall2(self.b, fty, asm, ins.as_mut_ptr(), ins.len() as u32, NO_NAME);
-        for (i, &ty) in shape.outs.iter().enumerate() {
+        for (i, &ty) in outs.iter().enumerate() {
             let v =
-                if shape.outs.len() == 1 { r } else { LLVMBuildExtractValue(self.b, r, i as u32, NO_NAME) };
+                if outs.len() == 1 { r } else { LLVMBuildExtractValue(self.b, r, i as u32, NO_NAME) };
             if let Some(k) = self.var_of(ty) {
                 self.store(v, self.vars[k].slot);
             }
