@@ -394,6 +394,15 @@ impl Thread {
                 let v = convert(*dty, *sty, *rnd, *int, *sat, a)?;
                 self.write(m, *d, v);
             }
+            Op::CvtBf16 { to_bf16, other, d, a } => {
+                let a = self.read(m, a)?;
+                let v = if *to_bf16 {
+                    half::bf16::from_f64(to_f64(a, other.bits())).to_bits() as u64
+                } else {
+                    from_f64(half::bf16::from_bits(a as u16).to_f64(), other.bits())
+                };
+                self.write(m, *d, v);
+            }
             Op::PackF16x2 { d, a, b } => {
                 let h = |v: u64| f16::from_f32(f32::from_bits(v as u32)).to_bits() as u64;
                 let v = h(self.read(m, a)?) << 16 | h(self.read(m, b)?);

@@ -327,6 +327,14 @@ pub enum Op {
         d: Reg,
         a: Operand,
     },
+    /// `cvt.f32.bf16` / `cvt.rn.bf16.f32` and the like: a bfloat16 widened
+    /// exactly, or a float rounded to nearest even into one (`to_bf16`).
+    CvtBf16 {
+        to_bf16: bool,
+        other: Ty,
+        d: Reg,
+        a: Operand,
+    },
     /// `cvt.rn.f16x2.f32 d, a, b`: two f32 rounded to f16, `a` in the upper half.
     PackF16x2 {
         d: Reg,

@@ -45,6 +45,24 @@ fn carry_chain_bit_fields_and_permutes() {
 }
 
 #[test]
+fn bfloat16_conversions_round_to_nearest_even() {
+    let regs = ".reg .b32 %r<8>;\n.reg .b16 %rs<4>;\n.reg .b64 %rd<4>;";
+    // 1 + 2^-8 is halfway between bf16 1.0 and 1 + 2^-7: ties to even (1.0);
+    // 1 + 3 * 2^-8 ties up to 1 + 2^-6; bf16 0x3fc0 (1.5) widens exactly.
+    let body = "
+	cvt.rn.bf16.f32 %rs1, 0f3F808000;
+	cvt.rn.bf16.f32 %rs2, 0f3F818000;
+	mov.b16 %rs3, 0x3fc0;
+	cvt.f32.bf16 %r3, %rs3;
+	cvt.u32.u16 %r1, %rs1;
+	cvt.u32.u16 %r2, %rs2;
+	st.global.v2.b32 [%rd1], {%r1, %r2};
+	st.global.b32 [%rd1+8], %r3;";
+    let got = run_kernel(body, regs, 1, 3).unwrap();
+    assert_eq!(got, [0x3f80, 0x3f82, 0x3fc0_0000], "got {got:x?}");
+}
+
+#[test]
 fn shuffles_and_votes_across_a_warp() {
     let regs = ".reg .b32 %r<20>;\n.reg .b64 %rd<4>;\n.reg .pred %p<4>;";
     // Each lane writes: shfl.up by 1, shfl.down by 3, bfly 5, idx within
