@@ -503,13 +503,21 @@ fn step(
             return error(Some(i), format!("writes two values into {:?}", at(d)));
         }
     }
-    // An early-clobber def is written before the uses are read: no use may
-    // be read from its register.
-    for (o, &l) in data.operands.iter().zip(&location).filter(|(o, _)| o.is_early_clobber()) {
+    // An early-clobber def, and a def tied to a use held elsewhere (which
+    // TwoAddressInstruction copies into the def's register first), are
+    // written before the uses are read: no other use may be read from the
+    // def's register.
+    for (o, &l) in data.operands.iter().zip(&location).filter(|(o, _)| o.is_def()) {
+        let what = match o.tied_to.map(|t| t as usize).filter(|&t| !data.operands[t].is_def()) {
+            Some(t) if location[t] == l => continue,
+            Some(_) => "tied def",
+            None if o.is_early_clobber() => "early-clobber",
+            None => continue,
+        };
         if data.operands.iter().zip(&location).any(|(u, &read_from)| u.reads() && read_from == l) {
             return error(
                 Some(i),
-                format!("early-clobber {:?} is written into {l:?}, which the instruction reads", o.vreg),
+                format!("{what} {:?} is written into {l:?}, which the instruction reads", o.vreg),
             );
         }
     }

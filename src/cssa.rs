@@ -331,6 +331,53 @@ mod tests {
         });
     }
 
+    /// The shape the IR fuzzer found (an inline asm `"=l,0,l"` in a loop):
+    /// `a` is tied to `c`, and the loop PHI `p` is the asm's other input,
+    /// dying there. TwoAddressInstruction will copy `c` into `a`'s register
+    /// before the asm reads `p`, so `a` and `p` must not share a register,
+    /// and the checker must reject a rewrite where they do.
+    #[test]
+    fn a_tied_def_meets_the_other_inputs_of_its_instruction() {
+        let mut b = FunctionBuilder::new("tied", &["B64"]);
+        let k = RegClass(0);
+        let (x0, p, c, a, cond) = (b.vreg(k), b.vreg(k), b.vreg(k), b.vreg(k), b.vreg(k));
+        let entry = b.block(0);
+        b.inst(InstKind::Other, &[x0], &[]);
+        let body = b.block(1);
+        phi(&mut b, p, &[(x0, entry), (a, body)]);
+        b.inst(InstKind::Other, &[c], &[]);
+        let mut tied_def = Operand::def(a);
+        tied_def.tied_to = Some(1);
+        let mut tied_use = Operand::use_of(c);
+        tied_use.tied_to = Some(0);
+        b.inst_with(InstData {
+            kind: InstKind::Other,
+            flags: InstFlags::empty(),
+            opcode: 9,
+            operands: vec![tied_def, tied_use, Operand::use_of(p)],
+        });
+        b.inst(InstKind::Other, &[cond], &[]);
+        b.inst(InstKind::Terminator, &[], &[cond]);
+        let exit = b.block(0);
+        store(&mut b, a);
+        b.inst(InstKind::Terminator, &[], &[]);
+        for (from, to) in [(entry, body), (body, body), (body, exit)] {
+            b.edge(from, to);
+        }
+        let f = b.finish();
+
+        let outcome = coalesce_phis(&f, &Options::default());
+        let rewrite = &outcome.rewrite;
+        assert_ne!(rewrite.renamed(a), rewrite.renamed(p), "{outcome:?}");
+        crate::checker::check(&f, rewrite).expect("the checker accepts it");
+
+        let mut merged = Rewrite::identity(f.num_vregs());
+        merged.rename[p.index()] = a;
+        merged.rename[x0.index()] = a;
+        let err = crate::checker::check(&f, &merged).expect_err("a and p share a register");
+        assert!(format!("{err:?}").contains("tied def"), "{err:?}");
+    }
+
     /// `z` and `x` copy `y` in different blocks and are live at once; they
     /// hold one value, so the PHI joining them goes. Numbering values per
     /// block alone would see `x` defined while `z` holds another value.

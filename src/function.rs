@@ -262,6 +262,21 @@ impl Function {
         self.inst(i).operands.iter().filter(|o| o.is_early_clobber()).map(|o| o.vreg)
     }
 
+    /// Defs whose register is written before the instruction reads all its
+    /// uses, each with the operand index of the use that may share it:
+    /// early-clobber defs (none), and defs tied to a use (that use). In SSA
+    /// form a tied def and its use are different vregs, and
+    /// TwoAddressInstruction will copy the use into the def's register ahead
+    /// of the instruction, so that register is written before the other uses
+    /// are read, as an early clobber's is.
+    pub fn written_before_reads(&self, i: Inst) -> impl Iterator<Item = (VReg, Option<usize>)> + '_ {
+        let ops = &self.inst(i).operands;
+        ops.iter().filter(|o| o.is_def()).filter_map(|o| match o.tied_to {
+            Some(t) if !ops[t as usize].is_def() => Some((o.vreg, Some(t as usize))),
+            _ => o.is_early_clobber().then_some((o.vreg, None)),
+        })
+    }
+
     /// Registers whose value an instruction reads.
     pub fn uses(&self, i: Inst) -> impl Iterator<Item = VReg> + '_ {
         self.inst(i).operands.iter().filter(|o| o.reads()).map(|o| o.vreg)

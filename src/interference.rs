@@ -231,11 +231,14 @@ impl InterferenceGraph {
                         }
                     }
                 }
-                // An early-clobber def is written while the uses are still
-                // to be read, so it meets them even where they die here.
-                for d in f.early_clobbers(i) {
+                // An early-clobber or tied def is written while the uses are
+                // still to be read, so it meets them even where they die here
+                // (all but a tied def's own use, whose value it starts as).
+                let ops = &f.inst(i).operands;
+                for (d, shared) in f.written_before_reads(i) {
+                    let shared = shared.map(|t| ops[t].vreg);
                     for u in f.uses(i) {
-                        if u != d && f.class_of(u) == f.class_of(d) {
+                        if u != d && Some(u) != shared && f.class_of(u) == f.class_of(d) {
                             graph.add_edge(d, u);
                         }
                     }

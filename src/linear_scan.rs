@@ -92,8 +92,10 @@ fn hulls(f: &Function, liveness: &Liveness) -> (Vec<u32>, Vec<u32>) {
     }
     for (i, data) in f.insts.iter().enumerate() {
         for o in &data.operands {
-            // An early-clobber def is written at the point its uses are read.
-            cover(o.vreg, 2 * i as u32 + u32::from(o.is_def() && !o.is_early_clobber()));
+            // An early-clobber or tied def is written at the point its uses
+            // are read (`Function::written_before_reads`).
+            let written_early = o.is_early_clobber() || (o.is_def() && o.tied_to.is_some());
+            cover(o.vreg, 2 * i as u32 + u32::from(o.is_def() && !written_early));
         }
     }
     (start, end)
