@@ -122,11 +122,15 @@ struct Var {
 }
 
 /// The device function kernels may call: an `i32` from an `i32`, an `i64`, a
-/// `float` and a `byval` struct `{ i32, i64, float }`.
+/// `float` and a struct `{ i32, i64, float }`, passed `byval` in a quarter of
+/// the kernels and by pointer to the caller's copy in the rest (LLVM 22's own
+/// machine verifier rejects the `byval` parameter's MOV64_PARAM, so kernels
+/// with it are built unverified; see `check`).
 struct Callee {
     func: LLVMValueRef,
     ty: LLVMTypeRef,
     record: LLVMTypeRef,
+    byval: bool,
 }
 
 pub struct Generator<'a> {
@@ -532,8 +536,11 @@ impl Generator<'_> {
             LLVMSetLinkage(func, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
             let kind = |name: &str| LLVMGetEnumAttributeKindForName(name.as_ptr().cast(), name.len());
             LLVMAddAttributeAtIndex(func, u32::MAX, LLVMCreateEnumAttribute(self.ctx, kind("noinline"), 0));
-            LLVMAddAttributeAtIndex(func, 4, LLVMCreateTypeAttribute(self.ctx, kind("byval"), record));
-            LLVMAddAttributeAtIndex(func, 4, LLVMCreateEnumAttribute(self.ctx, kind("align"), 8));
+            let byval = self.choices.below(4) == 3;
+            if byval {
+                LLVMAddAttributeAtIndex(func, 4, LLVMCreateTypeAttribute(self.ctx, kind("byval"), record));
+                LLVMAddAttributeAtIndex(func, 4, LLVMCreateEnumAttribute(self.ctx, kind("align"), 8));
+            }
             let here = LLVMGetInsertBlock(self.b);
             let body = LLVMAppendBasicBlockInContext(self.ctx, func, c"entry".as_ptr());
             LLVMPositionBuilderAtEnd(self.b, body);
@@ -554,15 +561,15 @@ impl Generator<'_> {
             acc = self.bin(op, acc, sat);
             LLVMBuildRet(self.b, acc);
             LLVMPositionBuilderAtEnd(self.b, here);
-            self.callee = Some(Callee { func, ty, record });
+            self.callee = Some(Callee { func, ty, record, byval });
         }
         self.callee.as_ref().expect("made above")
     }
 
     unsafe fn call_device_function(&mut self, depth: u32) {
-        let (func, ty, record) = {
+        let (func, ty, record, byval) = {
             let c = self.callee();
-            (c.func, c.ty, c.record)
+            (c.func, c.ty, c.record, c.byval)
         };
         let d = depth.min(2);
         let (a, w, x) = (self.expr(Ty::I32, d), self.expr(Ty::I64, d), self.expr(Ty::F32, d));
@@ -573,8 +580,10 @@ impl Generator<'_> {
         self.store(f2, self.byte_gep(s, LLVMConstInt(self.int(64), 16, 0)));
         let mut args = [a, w, x, s];
         let r = LLVMBuildCall2(self.b, ty, func, args.as_mut_ptr(), 4, NO_NAME);
-        let kind = LLVMGetEnumAttributeKindForName(c"byval".as_ptr(), 5);
-        LLVMAddCallSiteAttribute(r, 4, LLVMCreateTypeAttribute(self.ctx, kind, record));
+        if byval {
+            let kind = LLVMGetEnumAttributeKindForName(c"byval".as_ptr(), 5);
+            LLVMAddCallSiteAttribute(r, 4, LLVMCreateTypeAttribute(self.ctx, kind, record));
+        }
         if let Some(k) = self.var_of(Ty::I32) {
             self.store(r, self.vars[k].slot);
         }
@@ -643,7 +652,8 @@ impl Generator<'_> {
             ("add.rn.f32 $0, $1, $2;", "=f,f,f", &[Ty::F32], &[Ty::F32, Ty::F32]),
             ("{\n\t.reg .pred p;\n\tsetp.lt.u32 p, $1, $2;\n\tselp.b32 $0, $1, $2, p;\n\t}", "=r,r,r", &[Ty::I32], &[Ty::I32, Ty::I32]),
         ];
-        let (template, constraints, outs, in_types) = SHAPES[self.choices.below(SHAPES.len() as u32) as usize];
+        let (template, constraints, outs, in_types) =
+            SHAPES[self.choices.below(SHAPES.len() as u32) as usize];
         let mut ins: Vec<LLVMValueRef> = in_types.iter().map(|&t| self.expr(t, depth.min(2))).collect();
         let mut in_tys: Vec<LLVMTypeRef> = in_types.iter().map(|&t| self.llvm_ty(t)).collect();
         let mut out_tys: Vec<LLVMTypeRef> = outs.iter().map(|&t| self.llvm_ty(t)).collect();
@@ -666,8 +676,7 @@ impl Generator<'_> {
         );
         let r = LLVMBuildCall2(self.b, fty, asm, ins.as_mut_ptr(), ins.len() as u32, NO_NAME);
         for (i, &ty) in outs.iter().enumerate() {
-            let v =
-                if outs.len() == 1 { r } else { LLVMBuildExtractValue(self.b, r, i as u32, NO_NAME) };
+            let v = if outs.len() == 1 { r } else { LLVMBuildExtractValue(self.b, r, i as u32, NO_NAME) };
             if let Some(k) = self.var_of(ty) {
                 self.store(v, self.vars[k].slot);
             }
