@@ -25,7 +25,9 @@ passed=0 failed=0
 suite() {
   local name=$1; shift
   echo "=== $name: $*"
-  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "=== $name FAILED"; fi
+  local start=$SECONDS
+  if "$@"; then passed=$((passed + 1)); echo "=== $name passed ($((SECONDS - start)) s)"
+  else failed=$((failed + 1)); echo "=== $name FAILED ($((SECONDS - start)) s)"; fi
 }
 suite "cargo test" cargo test --release --quiet -p nvregalloc -p nvregalloc-testkit -p nvregalloc-fuzz-ir
 suite "lit" lit -sv tests/lit

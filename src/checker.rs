@@ -505,16 +505,17 @@ fn step(
     }
     // An early-clobber def, and a def tied to a use held elsewhere (which
     // TwoAddressInstruction copies into the def's register first), are
-    // written before the uses are read: no other use may be read from the
-    // def's register.
+    // written before the uses are read: no use but the tied one may be read
+    // from the def's register.
     for (o, &l) in data.operands.iter().zip(&location).filter(|(o, _)| o.is_def()) {
-        let what = match o.tied_to.map(|t| t as usize).filter(|&t| !data.operands[t].is_def()) {
-            Some(t) if location[t] == l => continue,
-            Some(_) => "tied def",
-            None if o.is_early_clobber() => "early-clobber",
-            None => continue,
+        let tied = o.tied_to.map(|t| t as usize).filter(|&t| !data.operands[t].is_def());
+        let what = match tied {
+            _ if o.is_early_clobber() => "early-clobber",
+            Some(t) if location[t] != l => "tied def",
+            _ => continue,
         };
-        if data.operands.iter().zip(&location).any(|(u, &read_from)| u.reads() && read_from == l) {
+        let mut reads = data.operands.iter().zip(&location).enumerate();
+        if reads.any(|(k, (u, &read_from))| u.reads() && read_from == l && Some(k) != tied) {
             return error(
                 Some(i),
                 format!("{what} {:?} is written into {l:?}, which the instruction reads", o.vreg),

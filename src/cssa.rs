@@ -378,6 +378,41 @@ mod tests {
         assert!(format!("{err:?}").contains("tied def"), "{err:?}");
     }
 
+    /// After TwoAddressInstruction, an early-clobber output tied to an input
+    /// (`"=&l,0,l"` given one value twice): `a` copies `v` and the asm reads
+    /// `a` (tied) and `v`. The two hold one value, yet may not share a
+    /// register, since the asm writes `a` before it reads `v`.
+    #[test]
+    fn an_early_clobber_tied_def_meets_a_copy_of_its_input() {
+        let mut b = FunctionBuilder::new("early-tied", &["B64"]);
+        let k = RegClass(0);
+        let (v, a) = (b.vreg(k), b.vreg(k));
+        b.block(0);
+        b.inst(InstKind::Other, &[v], &[]);
+        b.copy(a, v);
+        let mut def = Operand::def(a);
+        def.flags |= crate::function::OperandFlags::EARLY_CLOBBER;
+        def.tied_to = Some(1);
+        let mut tied_use = Operand::use_of(a);
+        tied_use.tied_to = Some(0);
+        b.inst_with(InstData {
+            kind: InstKind::Other,
+            flags: InstFlags::empty(),
+            opcode: 9,
+            operands: vec![def, tied_use, Operand::use_of(v)],
+        });
+        store(&mut b, a);
+        b.inst(InstKind::Terminator, &[], &[]);
+        let f = b.finish();
+
+        let graph = InterferenceGraph::build(&f, &Liveness::compute(&f));
+        assert!(graph.interferes(a, v));
+        let mut merged = Rewrite::identity(f.num_vregs());
+        merged.rename[v.index()] = a;
+        let err = crate::checker::check(&f, &merged).expect_err("a and v share a register");
+        assert!(format!("{err:?}").contains("early-clobber"), "{err:?}");
+    }
+
     /// `z` and `x` copy `y` in different blocks and are live at once; they
     /// hold one value, so the PHI joining them goes. Numbering values per
     /// block alone would see `x` defined while `z` holds another value.

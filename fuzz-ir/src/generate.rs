@@ -638,8 +638,12 @@ impl Generator<'_> {
     }
 
     /// PTX inline assembly with the operand kinds real code uses: early
-    /// clobbers (an output written before an input is last read), an input
-    /// tied to an output, two outputs, and 64-bit, float and 16-bit operands.
+    /// clobbers, an input tied to an output (with and without an early
+    /// clobber), two outputs, and 64-bit, float and predicate-scratch
+    /// operands. As GCC's rules require, an output written before the last
+    /// read of an input is early-clobber: without it the compiler may give
+    /// that input the output's register (the fuzzer's first 'differences' in
+    /// replace-stock mode were exactly that, the generator's fault).
     unsafe fn inline_asm(&mut self, depth: u32) {
         // (template, constraints, outputs, inputs)
         #[rustfmt::skip]
@@ -648,7 +652,7 @@ impl Generator<'_> {
             ("add.u32 $0, $0, $2;", "=r,0,r", &[Ty::I32], &[Ty::I32, Ty::I32]),
             ("add.u32 $1, $2, $3;\n\tsub.u32 $0, $2, $1;", "=r,=&r,r,r", &[Ty::I32, Ty::I32], &[Ty::I32, Ty::I32]),
             ("xor.b64 $0, $1, $2;", "=l,l,l", &[Ty::I64], &[Ty::I64, Ty::I64]),
-            ("mul.lo.u64 $0, $0, $2;\n\tadd.u64 $0, $0, $2;", "=l,0,l", &[Ty::I64], &[Ty::I64, Ty::I64]),
+            ("mul.lo.u64 $0, $0, $2;\n\tadd.u64 $0, $0, $2;", "=&l,0,l", &[Ty::I64], &[Ty::I64, Ty::I64]),
             ("add.rn.f32 $0, $1, $2;", "=f,f,f", &[Ty::F32], &[Ty::F32, Ty::F32]),
             ("{\n\t.reg .pred p;\n\tsetp.lt.u32 p, $1, $2;\n\tselp.b32 $0, $1, $2, p;\n\t}", "=r,r,r", &[Ty::I32], &[Ty::I32, Ty::I32]),
         ];

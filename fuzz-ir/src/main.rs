@@ -238,7 +238,8 @@ fn save_reproducer(
     text.push_str(&format!("; RUN: %llc_plugin -verify-machineinstrs {} %s -o %t.ptx\n", flags.join(" ")));
     text.push_str("; RUN: %if cuda %{ %ptxas -arch=sm_90 -c %t.ptx -o %t.o %}\n\n");
     text.push_str(&report.ir);
-    let file = args.save.join(format!("fuzz-ir-s{}-p{index}-{}.ll", args.seed, finding.kind()));
+    let mode_name: String = mode.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
+    let file = args.save.join(format!("fuzz-ir-s{}-p{index}-{mode_name}-{}.ll", args.seed, finding.kind()));
     match std::fs::create_dir_all(&args.save).and_then(|_| std::fs::write(&file, text)) {
         Ok(()) => file.display().to_string(),
         Err(e) => format!("not saved: {e}"),
