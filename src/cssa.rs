@@ -331,6 +331,20 @@ mod tests {
         });
     }
 
+    /// An inline asm writing `def`, its operand 0, tied to its input
+    /// `tied` (operand 1), and reading `other` too.
+    fn tied_asm(b: &mut FunctionBuilder, def: VReg, tied: VReg, other: VReg, early_clobber: bool) -> Inst {
+        let mut d = Operand::def(def);
+        d.tied_to = Some(1);
+        if early_clobber {
+            d.flags |= crate::function::OperandFlags::EARLY_CLOBBER;
+        }
+        let mut t = Operand::use_of(tied);
+        t.tied_to = Some(0);
+        let operands = vec![d, t, Operand::use_of(other)];
+        b.inst_with(InstData { kind: InstKind::Other, flags: InstFlags::empty(), opcode: 9, operands })
+    }
+
     /// The shape the IR fuzzer found (an inline asm `"=l,0,l"` in a loop):
     /// `a` is tied to `c`, and the loop PHI `p` is the asm's other input,
     /// dying there. TwoAddressInstruction will copy `c` into `a`'s register
@@ -346,16 +360,7 @@ mod tests {
         let body = b.block(1);
         phi(&mut b, p, &[(x0, entry), (a, body)]);
         b.inst(InstKind::Other, &[c], &[]);
-        let mut tied_def = Operand::def(a);
-        tied_def.tied_to = Some(1);
-        let mut tied_use = Operand::use_of(c);
-        tied_use.tied_to = Some(0);
-        b.inst_with(InstData {
-            kind: InstKind::Other,
-            flags: InstFlags::empty(),
-            opcode: 9,
-            operands: vec![tied_def, tied_use, Operand::use_of(p)],
-        });
+        tied_asm(&mut b, a, c, p, false);
         b.inst(InstKind::Other, &[cond], &[]);
         b.inst(InstKind::Terminator, &[], &[cond]);
         let exit = b.block(0);
@@ -390,17 +395,7 @@ mod tests {
         b.block(0);
         b.inst(InstKind::Other, &[v], &[]);
         b.copy(a, v);
-        let mut def = Operand::def(a);
-        def.flags |= crate::function::OperandFlags::EARLY_CLOBBER;
-        def.tied_to = Some(1);
-        let mut tied_use = Operand::use_of(a);
-        tied_use.tied_to = Some(0);
-        b.inst_with(InstData {
-            kind: InstKind::Other,
-            flags: InstFlags::empty(),
-            opcode: 9,
-            operands: vec![def, tied_use, Operand::use_of(v)],
-        });
+        tied_asm(&mut b, a, a, v, true);
         store(&mut b, a);
         b.inst(InstKind::Terminator, &[], &[]);
         let f = b.finish();

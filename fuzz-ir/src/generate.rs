@@ -810,13 +810,9 @@ impl Generator<'_> {
     unsafe fn int_op(&mut self, ty: Ty, d: u32) -> LLVMValueRef {
         let t = self.llvm_ty(ty);
         let (a, c) = (self.expr(ty, d), self.expr(ty, d));
+        use LLVMOpcode::*;
         match self.choices.below(11) {
-            0 => self.bin(LLVMOpcode::LLVMAdd, a, c),
-            1 => self.bin(LLVMOpcode::LLVMSub, a, c),
-            2 => self.bin(LLVMOpcode::LLVMMul, a, c),
-            3 => self.bin(LLVMOpcode::LLVMAnd, a, c),
-            4 => self.bin(LLVMOpcode::LLVMOr, a, c),
-            5 => self.bin(LLVMOpcode::LLVMXor, a, c),
+            k @ 0..=5 => self.bin([LLVMAdd, LLVMSub, LLVMMul, LLVMAnd, LLVMOr, LLVMXor][k as usize], a, c),
             6 => {
                 let amount = self.bin(LLVMOpcode::LLVMAnd, c, LLVMConstInt(t, u64::from(ty.bits() - 1), 0));
                 let ops = [LLVMOpcode::LLVMShl, LLVMOpcode::LLVMLShr, LLVMOpcode::LLVMAShr];
@@ -859,11 +855,9 @@ impl Generator<'_> {
     unsafe fn float_op(&mut self, ty: Ty, d: u32) -> LLVMValueRef {
         let t = self.llvm_ty(ty);
         let (a, c) = (self.expr(ty, d), self.expr(ty, d));
+        use LLVMOpcode::*;
         match self.choices.below(7) {
-            0 => self.bin(LLVMOpcode::LLVMFAdd, a, c),
-            1 => self.bin(LLVMOpcode::LLVMFMul, a, c),
-            2 => self.bin(LLVMOpcode::LLVMFSub, a, c),
-            3 => self.bin(LLVMOpcode::LLVMFDiv, a, c),
+            k @ 0..=3 => self.bin([LLVMFAdd, LLVMFMul, LLVMFSub, LLVMFDiv][k as usize], a, c),
             4 => {
                 let e = self.expr(ty, d);
                 self.call("llvm.fma", &[t], &mut [a, c, e])
