@@ -156,7 +156,10 @@ pub fn run(module: &Module, entry: &str, args: &[Arg], launch: &Launch) -> Resul
                 let threads = sched::run_block(&mut m, func, &params, &mut shared)?;
                 if (x, y, z) == (0, 0, 0) {
                     let t0 = threads[0].frame();
-                    ret = t0.params[f.params.len()..].concat();
+                    // The return slots only: the call sequences' own
+                    // `.param` declarations that follow are scratch, laid
+                    // out in whatever order the build emits its calls.
+                    ret = t0.params[f.params.len()..f.params.len() + f.rets.len()].concat();
                 }
             }
         }
