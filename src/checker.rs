@@ -507,8 +507,8 @@ fn step(
     // TwoAddressInstruction copies into the def's register first), are
     // written before the uses are read: no use but the tied one may be read
     // from the def's register.
-    for (o, &l) in data.operands.iter().zip(&location).filter(|(o, _)| o.is_def()) {
-        let tied = o.tied_to.map(|t| t as usize).filter(|&t| !data.operands[t].is_def());
+    for (d, tied) in f.written_before_reads(i) {
+        let (o, l) = (&data.operands[d], location[d]);
         let what = match tied {
             _ if o.is_early_clobber() => "early-clobber",
             Some(t) if location[t] != l => "tied def",

@@ -263,21 +263,18 @@ impl Function {
     }
 
     /// Defs whose register is written before the instruction reads all its
-    /// uses, each with the operand index of the use whose value may share it:
-    /// early-clobber defs (none: an early clobber may share only with the
-    /// use tied to it, which is then the same vreg), and other defs tied to a
-    /// use (that use). In SSA form a tied def and its use are different
-    /// vregs, and TwoAddressInstruction will copy the use into the def's
-    /// register ahead of the instruction, so that register is written before
-    /// the other uses are read, as an early clobber's is; uses holding the
-    /// tied use's value may share it, since a plain def is written after all
-    /// reads.
-    pub fn written_before_reads(&self, i: Inst) -> impl Iterator<Item = (VReg, Option<usize>)> + '_ {
+    /// uses, as (def operand, operand of the use tied to it): early-clobber
+    /// defs, and defs tied to a use. In SSA form a tied def and its use are
+    /// different vregs, and TwoAddressInstruction will copy the use into the
+    /// def's register ahead of the instruction, so that register is written
+    /// before the other uses are read, as an early clobber's is. Uses holding
+    /// the tied use's value may still share a plain tied def's register
+    /// (written after all reads), but not an early clobber's.
+    pub fn written_before_reads(&self, i: Inst) -> impl Iterator<Item = (usize, Option<usize>)> + '_ {
         let ops = &self.inst(i).operands;
-        ops.iter().filter(|o| o.is_def()).filter_map(|o| match o.tied_to {
-            _ if o.is_early_clobber() => Some((o.vreg, None)),
-            Some(t) if !ops[t as usize].is_def() => Some((o.vreg, Some(t as usize))),
-            _ => None,
+        ops.iter().enumerate().filter(|(_, o)| o.is_def()).filter_map(|(k, o)| {
+            let tied = o.tied_to.map(|t| t as usize).filter(|&t| !ops[t].is_def());
+            (o.is_early_clobber() || tied.is_some()).then_some((k, tied))
         })
     }
 

@@ -235,8 +235,9 @@ impl InterferenceGraph {
                 // still to be read, so it meets them even where they die here
                 // (all but a tied def's own use, whose value it starts as).
                 let ops = &f.inst(i).operands;
-                for (d, shared) in f.written_before_reads(i) {
-                    let shared = shared.map(|t| ops[t].vreg);
+                for (d, tied) in f.written_before_reads(i) {
+                    let shared = tied.filter(|_| !ops[d].is_early_clobber()).map(|t| ops[t].vreg);
+                    let d = ops[d].vreg;
                     for u in f.uses(i) {
                         if u != d && Some(u) != shared && f.class_of(u) == f.class_of(d) {
                             graph.add_edge(d, u);

@@ -91,11 +91,11 @@ fn hulls(f: &Function, liveness: &Liveness) -> (Vec<u32>, Vec<u32>) {
         }
     }
     for (i, data) in f.insts.iter().enumerate() {
-        for o in &data.operands {
+        let early: Vec<usize> = f.written_before_reads(Inst::new(i)).map(|(d, _)| d).collect();
+        for (k, o) in data.operands.iter().enumerate() {
             // An early-clobber or tied def is written at the point its uses
-            // are read (`Function::written_before_reads`).
-            let written_early = o.is_early_clobber() || (o.is_def() && o.tied_to.is_some());
-            cover(o.vreg, 2 * i as u32 + u32::from(o.is_def() && !written_early));
+            // are read.
+            cover(o.vreg, 2 * i as u32 + u32::from(o.is_def() && !early.contains(&k)));
         }
     }
     (start, end)
