@@ -18,34 +18,12 @@ use inkwell::targets::{
 };
 use inkwell::OptimizationLevel;
 
+use crate::Finding;
+
 pub const TRIPLE: &str = "nvptx64-nvidia-cuda";
 pub const CPU: &str = "sm_90";
 /// Seconds a build may take before it counts as a hang.
 const BUILD_SECONDS: u32 = 120;
-
-/// How a build failed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Failure {
-    /// The machine verifier rejected the code.
-    Verifier(String),
-    /// A signal, a fatal LLVM error or a hang.
-    Crash(String),
-}
-
-impl Failure {
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Failure::Verifier(_) => "verifier",
-            Failure::Crash(_) => "crash",
-        }
-    }
-
-    pub fn message(&self) -> &str {
-        match self {
-            Failure::Verifier(m) | Failure::Crash(m) => m,
-        }
-    }
-}
 
 pub fn target_machine() -> TargetMachine {
     Target::initialize_nvptx(&InitializationConfig::default());
@@ -64,6 +42,7 @@ pub fn target_machine() -> TargetMachine {
 }
 
 /// PTX for `module`, stock (`plugin` None) or with the plugin and `flags`,
+/// or how the build failed (a crash or the verifier),
 /// the machine verifier on if `verify`. `scratch` holds the child's output
 /// and errors.
 pub fn compile(
@@ -72,7 +51,7 @@ pub fn compile(
     flags: &[&str],
     verify: bool,
     scratch: &Path,
-) -> Result<String, Failure> {
+) -> Result<String, Finding> {
     let ptx_path = scratch.join("out.ptx");
     let err_path = scratch.join("stderr.txt");
     let _ = std::fs::remove_file(&ptx_path);
@@ -99,7 +78,7 @@ pub fn compile(
     let failed = libc::WIFSIGNALED(status) || libc::WEXITSTATUS(status) != 0;
     // A verifier failure ends in LLVM's fatal-error handler (exit or abort).
     if let Some(at) = stderr.find("*** Bad machine code").filter(|_| failed) {
-        return Err(Failure::Verifier(stderr[at..].lines().take(8).collect::<Vec<_>>().join("\n")));
+        return Err(Finding::Verifier(stderr[at..].lines().take(8).collect::<Vec<_>>().join("\n")));
     }
     if libc::WIFSIGNALED(status) {
         let sig = libc::WTERMSIG(status);
@@ -108,12 +87,12 @@ pub fn compile(
         } else {
             format!("signal {sig}")
         };
-        return Err(Failure::Crash(format!("{what}\n{}", tail(&stderr))));
+        return Err(Finding::Crash(format!("{what}\n{}", tail(&stderr))));
     }
     if failed {
-        return Err(Failure::Crash(tail(&stderr)));
+        return Err(Finding::Crash(tail(&stderr)));
     }
-    std::fs::read_to_string(&ptx_path).map_err(|e| Failure::Crash(format!("no PTX written: {e}")))
+    std::fs::read_to_string(&ptx_path).map_err(|e| Finding::Crash(format!("no PTX written: {e}")))
 }
 
 fn child_build(module: &Module, plugin: Option<&Path>, flags: &[&str], verify: bool, out: &Path) -> i32 {

@@ -19,7 +19,7 @@ use ptxsim::harness::{judge, Verdict, STEP_LIMIT};
 use ptxsim::{Arg, Launch};
 
 use crate::choices::Choices;
-use crate::compile::{compile, target_machine, Failure};
+use crate::compile::{compile, target_machine};
 use crate::generate::{generate, ACC_BYTES, IN_BYTES, KERNEL, N, OUT_BYTES, THREADS};
 
 /// Where the outside tools are.
@@ -29,14 +29,12 @@ pub struct Tools {
 }
 
 impl Tools {
-    /// From `PLUGIN` and `PTXAS`, which scripts/env.sh exports.
+    /// The plugin as ptxsim's harness finds it (`PLUGIN`, else the release
+    /// build), and `PTXAS`; scripts/env.sh exports both.
     pub fn from_env() -> Result<Tools, String> {
-        let path = |name: &str| {
-            std::env::var_os(name)
-                .map(PathBuf::from)
-                .ok_or_else(|| format!("{name} is not set: source scripts/env.sh"))
-        };
-        Ok(Tools { plugin: path("PLUGIN")?, ptxas: path("PTXAS")? })
+        let plugin = ptxsim::harness::Toolchain::from_env().map_err(|e| e.to_string())?.plugin;
+        let ptxas = std::env::var_os("PTXAS").ok_or("PTXAS is not set: source scripts/env.sh")?;
+        Ok(Tools { plugin, ptxas: PathBuf::from(ptxas) })
     }
 }
 
@@ -153,7 +151,7 @@ pub fn check(tools: &Tools, tape: &[u32], modes: &[(&str, &[&str])], scratch: &P
     // byval parameter): then every build goes without it, as stock must.
     let mut verify = true;
     let mut stock = compile(&module, None, &[], verify, scratch);
-    if let Err(Failure::Verifier(_)) = stock {
+    if let Err(Finding::Verifier(_)) = stock {
         report.stock_unverifiable = true;
         verify = false;
         stock = compile(&module, None, &[], verify, scratch);
@@ -170,15 +168,11 @@ pub fn check(tools: &Tools, tape: &[u32], modes: &[(&str, &[&str])], scratch: &P
         return report;
     }
     let stock_run = simulate(&stock, false);
-    let mut seen: HashMap<String, (Result<(), String>, Verdict)> = HashMap::new();
+    let mut seen: HashMap<String, Result<Verdict, String>> = HashMap::new();
     for &(mode, flags) in modes {
         let ptx = match compile(&module, Some(&tools.plugin), flags, verify, scratch) {
             Ok(ptx) => ptx,
-            Err(f) => {
-                let finding = match f {
-                    Failure::Verifier(m) => Finding::Verifier(m),
-                    Failure::Crash(m) => Finding::Crash(m),
-                };
+            Err(finding) => {
                 report.findings.push((mode.to_string(), finding));
                 continue;
             }
@@ -187,18 +181,18 @@ pub fn check(tools: &Tools, tape: &[u32], modes: &[(&str, &[&str])], scratch: &P
             report.verdicts.push((mode.to_string(), Verdict::SamePtx.kind()));
             continue;
         }
-        // Modes often agree with each other: each distinct PTX is checked once.
-        let (assembled, verdict) = seen
-            .entry(ptx)
-            .or_insert_with_key(|ptx| match ptxas(tools, ptx, scratch) {
-                Err(e) => (Err(e), Verdict::SamePtx),
-                Ok(()) => (Ok(()), judge(&stock_run, &simulate(ptx, true))),
-            })
-            .clone();
-        if let Err(e) = assembled {
-            report.findings.push((mode.to_string(), Finding::Ptxas(e)));
-            continue;
-        }
+        // Modes often agree with each other: each distinct PTX is checked
+        // once (ptxas's complaint, or the run's verdict).
+        let checked = seen.entry(ptx).or_insert_with_key(|ptx| {
+            ptxas(tools, ptx, scratch).map(|()| judge(&stock_run, &simulate(ptx, true)))
+        });
+        let verdict = match checked {
+            Ok(verdict) => verdict.clone(),
+            Err(e) => {
+                report.findings.push((mode.to_string(), Finding::Ptxas(e.clone())));
+                continue;
+            }
+        };
         if let Verdict::Differ(why) = &verdict {
             report.findings.push((mode.to_string(), Finding::Difference(why.clone())));
         }

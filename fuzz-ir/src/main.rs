@@ -33,7 +33,9 @@ const USAGE: &str =
     "usage: fuzz-ir --seed S --programs N [--first I] [--jobs J] [--save DIR] [--fault] [--keep-ir]";
 /// Candidate tapes a shrink may try.
 const SHRINK_BUDGET: usize = 400;
-const COUNTS: [&str; 4] = ["crash", "verifier", "ptxas", "difference"];
+/// The last line's figures, and the `Finding::kind` each counts.
+const FINDINGS: [(&str, &str); 4] =
+    [("crashes", "crash"), ("verifier", "verifier"), ("ptxas", "ptxas"), ("differences", "difference")];
 
 fn parse_args() -> Result<Args, String> {
     let mut a = Args {
@@ -85,21 +87,12 @@ fn main() -> ExitCode {
         }
     };
     let get = |k: &str| counts.get(k).copied().unwrap_or(0);
-    let others: Vec<String> = counts
-        .iter()
-        .filter(|(k, _)| !COUNTS.contains(&k.as_str()) && *k != "programs")
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect();
-    println!("compared: {}", others.join(" "));
-    println!(
-        "programs={} crashes={} verifier={} ptxas={} differences={}",
-        get("programs"),
-        get("crash"),
-        get("verifier"),
-        get("ptxas"),
-        get("difference")
-    );
-    if COUNTS.iter().any(|k| get(k) > 0) {
+    // Every count under its own name (what --jobs adds up), then the summary.
+    println!("counts: {}", counts.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" "));
+    let findings: Vec<String> =
+        FINDINGS.iter().map(|(label, kind)| format!(" {label}={}", get(kind))).collect();
+    println!("programs={}{}", get("programs"), findings.concat());
+    if FINDINGS.iter().any(|(_, kind)| get(kind) > 0) {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
@@ -114,7 +107,7 @@ fn run_jobs(args: &Args) -> Result<BTreeMap<String, u64>, String> {
     let mut children = Vec::new();
     for j in 0..args.jobs {
         let first = args.first + j * per;
-        let programs = per.min(args.first + args.programs - first.min(args.first + args.programs));
+        let programs = per.min((args.first + args.programs).saturating_sub(first));
         if programs == 0 {
             continue;
         }
@@ -126,6 +119,9 @@ fn run_jobs(args: &Args) -> Result<BTreeMap<String, u64>, String> {
         if args.fault {
             cmd.arg("--fault");
         }
+        if args.keep_ir {
+            cmd.arg("--keep-ir");
+        }
         children.push(cmd.spawn().map_err(|e| e.to_string())?);
     }
     let mut total = BTreeMap::new();
@@ -133,20 +129,15 @@ fn run_jobs(args: &Args) -> Result<BTreeMap<String, u64>, String> {
         let out = child.wait_with_output().map_err(|e| e.to_string())?;
         let text = String::from_utf8_lossy(&out.stdout);
         let mut lines: Vec<&str> = text.lines().collect();
-        let (Some(last), Some(compared)) = (lines.pop(), lines.pop()) else {
+        let counts = lines.iter().rposition(|l| l.starts_with("counts: "));
+        let Some(counts) = counts.map(|at| lines.split_off(at)[0].trim_start_matches("counts: ")) else {
             return Err(format!("a job ended without its counts ({})", out.status));
         };
         for line in lines {
             println!("{line}");
         }
-        let pairs = last.split(' ').chain(compared.trim_start_matches("compared: ").split(' '));
-        for pair in pairs.filter(|p| !p.is_empty()) {
+        for pair in counts.split(' ').filter(|p| !p.is_empty()) {
             let (k, v) = pair.split_once('=').ok_or_else(|| format!("bad count {pair}"))?;
-            let k = match k {
-                "crashes" => "crash",
-                "differences" => "difference",
-                k => k,
-            };
             *total.entry(k.to_string()).or_insert(0) += v.parse::<u64>().map_err(|e| e.to_string())?;
         }
     }
