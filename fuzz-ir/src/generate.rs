@@ -353,7 +353,7 @@ impl Generator<'_> {
     unsafe fn stmt(&mut self, depth: u32, conv: Convergence) {
         let nested = depth < 3;
         match self.choices.below(13) {
-            1 if nested => self.if_else(depth, conv),
+            1 if nested => self.if_else(depth),
             2 if nested => self.counted_loop(depth, conv),
             3 if nested => self.switch(depth),
             4 => self.swap(),
@@ -377,7 +377,7 @@ impl Generator<'_> {
         self.expr(Ty::I1, 2)
     }
 
-    unsafe fn if_else(&mut self, depth: u32, _conv: Convergence) {
+    unsafe fn if_else(&mut self, depth: u32) {
         let c = self.cond();
         let (then, other, join) = (self.block("then"), self.block("else"), self.block("join"));
         LLVMBuildCondBr(self.b, c, then, other);
