@@ -13,6 +13,7 @@ inline constexpr const char CoalescePassArg[] = "nvregalloc-coalesce";
 inline constexpr const char ColorPassArg[] = "nvregalloc-color";
 inline constexpr const char CssaPassArg[] = "nvregalloc-cssa";
 inline constexpr const char LocalFramePassArg[] = "nvregalloc-local-frame";
+inline constexpr const char PressurePassArg[] = "nvregalloc-pressure";
 inline constexpr const char StockCoalescerGatePassArg[] =
     "nvregalloc-stock-coalescer-gate";
 
@@ -21,13 +22,15 @@ extern const void *const CoalescePassID;
 extern const void *const ColorPassID;
 extern const void *const CssaPassID;
 extern const void *const LocalFramePassID;
+extern const void *const PressurePassID;
 extern const void *const StockCoalescerGatePassID;
 
 // Read when the pipeline is built: replace-stock puts the stock coalescer's
-// gate in front of LLVM's coalescer, and the CSSA pass is inserted only when
-// enabled.
+// gate in front of LLVM's coalescer, and the CSSA and pressure passes are
+// inserted only when enabled.
 extern llvm::cl::opt<NvraCoalesceMode> CoalesceMode;
 extern llvm::cl::opt<bool> CssaCoalesce;
+extern llvm::cl::opt<NvraPressureMode> PressureMode;
 
 // LLVM's -join-liveintervals (RegisterCoalescer's switch), or null if this
 // LLVM has no such option.

@@ -10,9 +10,10 @@
 //   LLVM's RegisterCoalescer (after TwoAddressInstruction), which it lets
 //   coalesce just the functions our coalescer will not take (or, in an LLVM
 //   without -join-liveintervals, LLVM's coalescer is disabled);
-// - the coalesce and color passes right after StackSlotColoring, the first
-//   point where LiveIntervals is no longer alive and frame indices can still
-//   be added before NVPTX's PrologEpilog pass;
+// - the pressure (when enabled), coalesce and color passes right after
+//   StackSlotColoring, in that order: the first point where LiveIntervals is
+//   no longer alive and frame indices can still be added before NVPTX's
+//   PrologEpilog pass;
 // - nvregalloc-local-frame after that PrologEpilog pass and NVPTX's peephole
 //   (whose IDs are not public), right after RemoveRedundantDebugValues, the
 //   first public pass that follows them.
@@ -44,6 +45,8 @@ static RegisterTargetPassConfigCallback InsertNvregallocPasses(
       }
       if (nvregalloc::CssaCoalesce)
         Config->insertPass(&LiveVariablesID, nvregalloc::CssaPassID);
+      if (nvregalloc::PressureMode != NVRA_PRESSURE_OFF)
+        Config->insertPass(&StackSlotColoringID, nvregalloc::PressurePassID);
       Config->insertPass(&StackSlotColoringID, nvregalloc::CoalescePassID);
       Config->insertPass(&StackSlotColoringID, nvregalloc::ColorPassID);
       Config->insertPass(&RemoveRedundantDebugValuesID,

@@ -50,7 +50,8 @@ CLANG_CUDA_FLAGS = os.environ.get("CLANG_CUDA_FLAGS", "").split()
 # Mode name -> llc options (None: stock llc without the plugin).
 MODES = {
     "stock": None,
-    "analyze": ["-nvregalloc-cssa-coalesce=false", "-nvregalloc-coalesce=analyze", "-nvregalloc-color=analyze"],
+    "analyze": ["-nvregalloc-cssa-coalesce=false", "-nvregalloc-pressure=analyze",
+                "-nvregalloc-coalesce=analyze", "-nvregalloc-color=analyze"],
     "cssa": ["-nvregalloc-cssa-coalesce", "-nvregalloc-coalesce=off", "-nvregalloc-color=off"],
     "coalesce": ["-nvregalloc-coalesce=after-stock", "-nvregalloc-color=off"],
     "replace": ["-nvregalloc-coalesce=replace-stock", "-nvregalloc-color=off"],
@@ -60,6 +61,9 @@ MODES = {
     "both, cssa": ["-nvregalloc-cssa-coalesce", "-nvregalloc-coalesce=after-stock", "-nvregalloc-color=rename"],
     "both, cssa edge copies": ["-nvregalloc-cssa-coalesce", "-nvregalloc-cssa-edge-copies",
                                "-nvregalloc-coalesce=after-stock", "-nvregalloc-color=rename"],
+    # The pressure pass (off by default) acts only where an occupancy step is
+    # crossed; forced to recompute all it can, so that every kernel exercises it.
+    "pressure forced": ["-nvregalloc-pressure=relieve", "-nvregalloc-pressure-target=1"],
     "budget 8": ["-nvregalloc-max-regs=8"],
     "budget 15": ["-nvregalloc-max-regs=15"],
     "budget 32": ["-nvregalloc-max-regs=32"],
@@ -222,6 +226,7 @@ def build_kernel(unit, workdir, modes, clang_path=True, external=False):
         "clang+plugin": clang(os.path.join(workdir, f"{stem}.clang+plugin.ptx"), f"-fpass-plugin={PLUGIN}"),
         "clang+plugin analyze": clang(os.path.join(workdir, f"{stem}.clang+plugin analyze.ptx"),
                                       f"-fpass-plugin={PLUGIN}", "-mllvm", "-nvregalloc-cssa-coalesce=false",
+                                      "-mllvm", "-nvregalloc-pressure=analyze",
                                       "-mllvm", "-nvregalloc-coalesce=analyze",
                                       "-mllvm", "-nvregalloc-color=analyze"),
     }

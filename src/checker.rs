@@ -17,9 +17,13 @@
 //! Spill code adds locations: each spill slot is one, after the registers. A
 //! store makes its slot hold what its register holds, a reload the reverse,
 //! and a rematerialization makes its register hold the value of the one vreg
-//! its cloned instruction defines, which must be a pure instruction with no
-//! inputs and that vreg's only def (so its value is the same everywhere). A
-//! use the rewrite substitutes must find its value in the substitute.
+//! its cloned instruction defines. Cloning a pure instruction with no inputs
+//! that is its vreg's only def gives that vreg's value anywhere. Cloning one
+//! with inputs gives the value it gave when it last ran if its inputs'
+//! registers hold the values it read then: each time such a source runs in
+//! the original, the state records a fact (classes of its inputs, class of
+//! its result), which joins keep only where both paths have it. A use the
+//! rewrite substitutes must find its value in the substitute.
 //!
 //! To keep block states small it tracks only values its own liveness says
 //! may still be read.
@@ -60,6 +64,9 @@ type Class = u32;
 struct State {
     vreg: FxHashMap<VReg, Class>,
     location: FxHashMap<VReg, Class>,
+    /// Per recomputed instruction with inputs, as it last ran: the classes
+    /// it read and the class it wrote.
+    facts: FxHashMap<Inst, (Vec<Class>, Class)>,
     next: Class,
 }
 
@@ -133,7 +140,14 @@ impl State {
                 location.insert(l, both(c, d));
             }
         }
-        *self = Self { vreg, location, next };
+        let mut facts = FxHashMap::default();
+        for (&i, (ins, out)) in &self.facts {
+            if let Some((their_ins, their_out)) = other.facts.get(&i) {
+                let ins = ins.iter().zip(their_ins).map(|(&a, &b)| both(a, b)).collect();
+                facts.insert(i, (ins, both(*out, *their_out)));
+            }
+        }
+        *self = Self { vreg, location, facts, next };
     }
 
     /// Keeps only what a later instruction can consult: values still live,
@@ -160,6 +174,19 @@ impl State {
         };
         self.vreg = vregs.into_iter().map(|(v, c)| (v, canonical(c))).collect();
         self.location = locations.into_iter().map(|(l, c)| (l, canonical(c))).collect();
+        // A fact is of use while some register holds each input and some
+        // value is the result; all those classes are numbered by now.
+        let facts = std::mem::take(&mut self.facts);
+        let held: FxHashSet<Class> = self.location.values().copied().collect();
+        let valued: FxHashSet<Class> = self.vreg.values().copied().collect();
+        for (i, (ins, out)) in facts {
+            if let (Some(&out), true) = (renumber.get(&out), ins.iter().all(|c| renumber.contains_key(c))) {
+                let ins: Vec<Class> = ins.iter().map(|c| renumber[c]).collect();
+                if valued.contains(&out) && ins.iter().all(|c| held.contains(c)) {
+                    self.facts.insert(i, (ins, out));
+                }
+            }
+        }
         self.next = renumber.len() as Class;
     }
 }
@@ -258,11 +285,31 @@ fn run_spill_code(
                         let class = state.class_of_or_fresh(v);
                         state.put(at(dst), Some(class));
                     }
+                    Some(_) if is_recomputable(data) => {
+                        let reading: Option<Vec<Class>> = data
+                            .operands
+                            .iter()
+                            .filter(|o| o.reads())
+                            .map(|o| state.class_at(at(o.vreg)))
+                            .collect();
+                        match (reading, state.facts.get(&source)) {
+                            (Some(ins), Some((then, out))) if ins == *then => {
+                                let out = *out;
+                                state.put(at(dst), Some(out));
+                            }
+                            _ => {
+                                return error(
+                                    Some(source),
+                                    "recomputed where its inputs' registers may not hold the values it read"
+                                        .into(),
+                                )
+                            }
+                        }
+                    }
                     _ => {
                         return error(
                             Some(source),
-                            "rematerialized from an instruction that is not a pure input-free only def"
-                                .into(),
+                            "rematerialized from an instruction that is not pure with one def".into(),
                         )
                     }
                 }
@@ -351,6 +398,8 @@ struct Context<'a> {
     f: &'a Function,
     deleted: FxHashSet<Inst>,
     remat_source: FxHashMap<Inst, Inst>,
+    /// Instructions with inputs that spill code clones (their facts are kept).
+    recomputed: FxHashSet<Inst>,
     defs_per_vreg: Vec<u32>,
     /// Registers of the rewritten function; slots are the locations after.
     num_registers: usize,
@@ -368,6 +417,14 @@ impl<'a> Context<'a> {
             f,
             deleted: rewrite.deleted.iter().copied().collect(),
             remat_source: rewrite.remats.iter().map(|r| (r.copy, r.source)).collect(),
+            recomputed: rewrite
+                .inserts
+                .iter()
+                .filter_map(|x| match x.op {
+                    SpillOp::Remat { source, .. } if !is_pure_constant(f.inst(source)) => Some(source),
+                    _ => None,
+                })
+                .collect(),
             defs_per_vreg,
             num_registers: rewrite.rename.len(),
         }
@@ -397,6 +454,15 @@ impl<'a> Context<'a> {
             && ((source.0 + 1)..at.0)
                 .all(|i| self.f.inst(Inst(i)).operands.iter().all(|o| !(o.is_def() && o.vreg == v)))
     }
+}
+
+/// A pure instruction with one plain def (the first operand) and plain
+/// reads: cloned with the same inputs, it computes what it computed before.
+fn is_recomputable(data: &InstData) -> bool {
+    matches!(data.kind, InstKind::Other | InstKind::MoveImm)
+        && !data.flags.intersects(InstFlags::SIDE_EFFECTS | InstFlags::MAY_LOAD | InstFlags::MAY_STORE)
+        && data.operands.first().is_some_and(|o| o.flags == OperandFlags::DEF && o.tied_to.is_none())
+        && data.operands[1..].iter().all(|o| o.flags.is_empty() && o.tied_to.is_none())
 }
 
 /// A move-immediate, or an instruction the target says may be recomputed,
@@ -464,7 +530,14 @@ fn step(
     }
 
     if deleted.contains(&i) && data.kind != InstKind::Copy {
-        // Only a pure constant may go; whatever it defined is gone with it.
+        if ctx.recomputed.contains(&i) && is_recomputable(data) {
+            // Recomputed where it is read: it still runs in the original,
+            // and its value is known by its fact, not by a register.
+            record_fact(data, i, state);
+            return Ok(());
+        }
+        // Otherwise only a pure constant may go; whatever it defined is
+        // gone with it.
         if !is_pure_constant(data) {
             return error(Some(i), "deleted an instruction that has effects or inputs".into());
         }
@@ -532,12 +605,31 @@ fn step(
             return Ok(());
         }
     }
+    if ctx.recomputed.contains(&i) && is_recomputable(data) {
+        let class = record_fact(data, i, state);
+        state.put(at(defs[0]), Some(class));
+        return Ok(());
+    }
     for &d in &defs {
         let class = state.fresh();
         state.put(at(d), Some(class));
         state.assign(d, Some(class));
     }
     Ok(())
+}
+
+/// Runs recomputable instruction `i` of the original: its def gets a fresh
+/// class, and the fact that `i` applied to its inputs' classes gives it.
+fn record_fact(data: &InstData, i: Inst, state: &mut State) -> Class {
+    let reading: Option<Vec<Class>> =
+        data.operands.iter().filter(|o| o.reads()).map(|o| state.class_of(o.vreg)).collect();
+    let class = state.fresh();
+    state.assign(data.operands[0].vreg, Some(class));
+    match reading {
+        Some(ins) => state.facts.insert(i, (ins, class)),
+        None => state.facts.remove(&i),
+    };
+    class
 }
 
 /// The checker's own liveness, sorted sets of what may be read after the

@@ -3,7 +3,7 @@
 
 use crate::checker;
 use crate::function::{Function, InstFlags, InstKind, OperandFlags, VReg};
-use crate::options::{CoalesceMode, ColorMode, Fault, Options};
+use crate::options::{CoalesceMode, ColorMode, Fault, Options, PressureMode};
 use crate::rewrite::{PassOutcome, Rewrite};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -12,6 +12,8 @@ pub enum Pass {
     Color,
     /// CSSA coalescing, on SSA form before PHI elimination.
     Cssa,
+    /// Recomputing cheap values where register pressure costs warps.
+    Pressure,
 }
 
 #[derive(Debug)]
@@ -87,6 +89,9 @@ pub fn run(f: &Function, options: &Options, pass: Pass) -> Verdict {
         Pass::Color => (options.color_mode == ColorMode::Off, options.color_mode == ColorMode::Analyze),
         // Off is the shim not running the pass at all.
         Pass::Cssa => (false, false),
+        Pass::Pressure => {
+            (options.pressure_mode == PressureMode::Off, options.pressure_mode == PressureMode::Analyze)
+        }
     };
     if off {
         return Verdict::Apply(Box::new(PassOutcome {
@@ -104,6 +109,7 @@ pub fn run(f: &Function, options: &Options, pass: Pass) -> Verdict {
             None => crate::color::color(f, options),
         },
         Pass::Cssa => crate::cssa::coalesce_phis(f, options),
+        Pass::Pressure => crate::pressure::relieve(f, options),
     };
     if analyze {
         outcome.rewrite = Rewrite::identity(f.num_vregs());

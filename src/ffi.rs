@@ -14,7 +14,7 @@ use crate::driver::{self, Pass, Verdict};
 use crate::function::{
     Block, BlockData, Function, InstData, InstFlags, InstKind, Operand, OperandFlags, RegClass, VReg,
 };
-use crate::options::{CoalesceMode, ColorMode, Fault, Options};
+use crate::options::{CoalesceMode, ColorMode, Fault, Options, PressureMode};
 use crate::rewrite::{Insert, PassOutcome, Place, SpillOp};
 
 /// A result and everything it points to. `raw` comes first so that the
@@ -191,6 +191,7 @@ unsafe fn run(fn_: *const NvraFunction, options: *const NvraOptions, pass: u32) 
     let pass = match pass {
         NVRA_PASS_COLOR => Pass::Color,
         NVRA_PASS_CSSA => Pass::Cssa,
+        NVRA_PASS_PRESSURE => Pass::Pressure,
         _ => Pass::Coalesce,
     };
     let _span = tracing::debug_span!("nvregalloc", function = %f.name, ?pass).entered();
@@ -339,6 +340,13 @@ unsafe fn options_from_abi(raw: &NvraOptions) -> Options {
         remat: raw.remat != 0,
         graph_limit: raw.graph_limit,
         reuse_within_block: raw.reuse_within_block != 0,
+        pressure_mode: match raw.pressure_mode {
+            NVRA_PRESSURE_OFF => PressureMode::Off,
+            NVRA_PRESSURE_ANALYZE => PressureMode::Analyze,
+            _ => PressureMode::Relieve,
+        },
+        pressure_slack: raw.pressure_slack,
+        pressure_target: (raw.pressure_target != 0).then_some(raw.pressure_target),
     }
 }
 

@@ -73,6 +73,11 @@ bitflags::bitflags! {
         /// Defines a stack-frame address that must stay its register's only
         /// def (see `Function::frame_addresses`).
         const FRAME_ADDRESS = 1 << 6;
+        /// One cheap ALU instruction (integer arithmetic and logic, width
+        /// conversions between integers, `mul.wide`, special registers,
+        /// immediates): worth recomputing next to its uses rather than
+        /// keeping its value in a register where registers cost warps.
+        const CHEAP = 1 << 7;
     }
 }
 

@@ -3,7 +3,8 @@
 //! each MachineFunction into the `function` abstraction through the C ABI in
 //! `ffi`, and applies the `rewrite` that comes back.
 //!
-//! Phases, one module each: `liveness`, `interference`, `cssa` (PHI
+//! Phases, one module each: `liveness`, `interference`, `pressure`
+//! (recomputing cheap values where registers cost warps), `cssa` (PHI
 //! coalescing before PHI elimination), `coalesce` (conservative coalescing),
 //! `color` (Briggs optimistic coloring), `budget` (coloring into N registers
 //! with spilling), `spill` (spill code and slots), `spill_cost`; `checker` proves every rewrite independently; `driver`
@@ -30,6 +31,7 @@ pub mod linear_scan;
 pub mod liveness;
 pub mod options;
 pub mod plugin;
+pub mod pressure;
 pub mod report;
 pub mod rewrite;
 pub mod spill;

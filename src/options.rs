@@ -22,6 +22,16 @@ pub enum ColorMode {
     Analyze,
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PressureMode {
+    Off,
+    /// Recompute cheap values next to their uses where that crosses an
+    /// occupancy step (`pressure`).
+    Relieve,
+    /// Decide and report, change nothing.
+    Analyze,
+}
+
 /// Deliberate misbehaviour, for the tests that prove failures are caught.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fault {
@@ -80,6 +90,16 @@ pub struct Options {
     /// fewer functions where ptxas needs more registers than stock, but
     /// fewer that gain a warp step, so on by default.
     pub reuse_within_block: bool,
+    /// Off by default: on HeCBench the pass gains an occupancy step on 7
+    /// kernels and loses one on 1, because ptxas re-schedules and re-allocates
+    /// (README, "The pressure pass").
+    pub pressure_mode: PressureMode,
+    /// Registers ptxas is assumed to need beyond the modelled pressure when
+    /// the pressure pass turns registers into warps.
+    pub pressure_slack: u32,
+    /// Tests: lower the modelled pressure to this, as far as the pass can,
+    /// whatever the occupancy (`None`: only where a step is crossed).
+    pub pressure_target: Option<u32>,
 }
 
 impl Default for Options {
@@ -105,9 +125,16 @@ impl Default for Options {
             remat: true,
             graph_limit: DEFAULT_GRAPH_LIMIT,
             reuse_within_block: true,
+            pressure_mode: PressureMode::Off,
+            pressure_slack: DEFAULT_PRESSURE_SLACK,
+            pressure_target: None,
         }
     }
 }
+
+/// See `Options::pressure_slack`; the shim's `-nvregalloc-pressure-slack`
+/// has the same default.
+pub const DEFAULT_PRESSURE_SLACK: u32 = 0;
 
 /// A graph of at most about 30 MB, built in about 0.1 s; the largest of the
 /// project's corpus takes 70,000 entries (see the README's compile-time

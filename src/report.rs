@@ -91,6 +91,7 @@ pub fn record(
         Pass::Coalesce => "coalesce",
         Pass::Color => "color",
         Pass::Cssa => "cssa",
+        Pass::Pressure => "pressure",
     };
     let mut reports = REPORTS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let document = reports.entry(path.to_owned()).or_default();

@@ -36,8 +36,9 @@ pub enum SpillOp {
     Store { slot: Slot, src: VReg },
     /// Load `slot` into `dst`.
     Reload { slot: Slot, dst: VReg },
-    /// A clone of `source` (a side-effect-free instruction with no register
-    /// inputs) that writes `dst` instead of its own def.
+    /// A clone of `source` (a side-effect-free instruction with one def)
+    /// that writes `dst` instead of its def and reads the same registers:
+    /// the checker proves they still hold the values `source` read.
     Remat { source: Inst, dst: VReg },
     /// `dst = src` between a predicate and a 16-bit register (as 0 or 1):
     /// predicates have no load or store, so their spill code goes through a
@@ -236,7 +237,9 @@ impl Rewrite {
                 },
                 SpillOp::Remat { source, dst } => {
                     let mut clone = f.inst(source).clone();
-                    clone.operands = vec![Operand::def(self.renamed(dst))];
+                    for o in &mut clone.operands {
+                        o.vreg = self.renamed(if o.is_def() { dst } else { o.vreg });
+                    }
                     clone
                 }
                 SpillOp::Convert { dst, src } => InstData {

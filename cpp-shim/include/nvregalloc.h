@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bump on any change to a struct below or to the meaning of a field. */
-#define NVRA_ABI_VERSION 10u
+#define NVRA_ABI_VERSION 11u
 
 /* Sentinel for "no register" / "no tie" in 32-bit index fields. */
 #define NVRA_NONE 0xffffffffu
@@ -52,6 +52,9 @@ typedef enum NvraInstFlag {
    * to a local one into a direct local address, but only while the
    * instruction is its register's one def. */
   NVRA_INST_FRAME_ADDRESS = 1u << 6,
+  /* One cheap ALU instruction (integer arithmetic and logic, conversions
+   * between integer widths, mul.wide, special registers, immediates). */
+  NVRA_INST_CHEAP = 1u << 7,
 } NvraInstFlag;
 
 typedef enum NvraOperandFlag {
@@ -123,6 +126,7 @@ typedef enum NvraPass {
   /* Changes nothing: OK if the coalesce pass would take the function,
    * UNSUPPORTED (and why) if LLVM's RegisterCoalescer should coalesce it. */
   NVRA_PASS_COALESCE_ADMISSION = 3,
+  NVRA_PASS_PRESSURE = 4, /* recompute cheap values where pressure costs warps */
 } NvraPass;
 
 typedef enum NvraCoalesceMode {
@@ -137,6 +141,12 @@ typedef enum NvraColorMode {
   NVRA_COLOR_RENAME = 1,
   NVRA_COLOR_ANALYZE = 2, /* decide everything, change nothing */
 } NvraColorMode;
+
+typedef enum NvraPressureMode {
+  NVRA_PRESSURE_OFF = 0,
+  NVRA_PRESSURE_RELIEVE = 1,
+  NVRA_PRESSURE_ANALYZE = 2, /* decide everything, change nothing */
+} NvraPressureMode;
 
 typedef enum NvraFault {
   NVRA_FAULT_NONE = 0,
@@ -169,7 +179,11 @@ typedef struct NvraOptions {
                                 them a pass works graph-free or stands aside */
   uint32_t reuse_within_block; /* bool: rename mode may give two values defined
                                   in one block one register */
-  uint32_t reserved;
+  uint32_t pressure_mode;      /* NvraPressureMode */
+  uint32_t pressure_slack;     /* registers ptxas needs beyond the modelled
+                                  pressure, for the occupancy steps */
+  uint32_t pressure_target;    /* lower the modelled pressure to this whatever
+                                  the occupancy; 0 = only across a step */
 } NvraOptions;
 
 typedef enum NvraStatus {
@@ -213,7 +227,7 @@ typedef struct NvraEdgeCopy {
 typedef enum NvraSpillKind {
   NVRA_SPILL_STORE = 0,  /* store `reg` into `slot` */
   NVRA_SPILL_RELOAD = 1, /* load `slot` into `reg` */
-  NVRA_SPILL_REMAT = 2,  /* a clone of `source_inst` (no register inputs) that defines `reg` */
+  NVRA_SPILL_REMAT = 2,  /* a clone of `source_inst` (same inputs) that defines `reg` */
   NVRA_SPILL_CONVERT = 3, /* `reg` = `src` between a predicate and a 16-bit register (0 or 1) */
 } NvraSpillKind;
 

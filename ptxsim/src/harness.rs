@@ -17,7 +17,12 @@ use crate::{parse, run, Arg, Error, Launch, Outcome};
 pub const MODES: &[(&str, &[&str])] = &[
     (
         "analyze",
-        &["-nvregalloc-cssa-coalesce=false", "-nvregalloc-coalesce=analyze", "-nvregalloc-color=analyze"],
+        &[
+            "-nvregalloc-cssa-coalesce=false",
+            "-nvregalloc-pressure=analyze",
+            "-nvregalloc-coalesce=analyze",
+            "-nvregalloc-color=analyze",
+        ],
     ),
     ("cssa", &["-nvregalloc-cssa-coalesce", "-nvregalloc-coalesce=off", "-nvregalloc-color=off"]),
     ("coalesce", &["-nvregalloc-coalesce=after-stock", "-nvregalloc-color=off"]),
@@ -38,6 +43,10 @@ pub const MODES: &[(&str, &[&str])] = &[
             "-nvregalloc-color=rename",
         ],
     ),
+    // The pressure pass (off by default) acts where an occupancy step is
+    // crossed; forced to recompute everything it can, so that every kernel
+    // exercises it.
+    ("pressure forced", &["-nvregalloc-pressure=relieve", "-nvregalloc-pressure-target=1"]),
     ("budget 8", &["-nvregalloc-max-regs=8"]),
     ("budget 15", &["-nvregalloc-max-regs=15"]),
     ("budget 32", &["-nvregalloc-max-regs=32"]),

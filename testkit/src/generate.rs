@@ -355,7 +355,7 @@ impl Gen {
     }
 
     fn imm(&mut self, d: VReg, value: u32) {
-        self.emit(InstKind::MoveImm, InstFlags::REMATERIALIZABLE, value, &[d], &[]);
+        self.emit(InstKind::MoveImm, InstFlags::REMATERIALIZABLE | InstFlags::CHEAP, value, &[d], &[]);
     }
 
     fn copy(&mut self, d: VReg, s: VReg) {
@@ -581,7 +581,11 @@ impl Gen {
             operands.push(Operand { flags: OperandFlags::UNDEF, ..Operand::use_of(v) });
         }
         let opcode = self.arith_opcode();
-        self.b.inst_with(InstData { kind: InstKind::Other, flags: InstFlags::empty(), opcode, operands });
+        // Half the plain one-result instructions count as cheap ALU work,
+        // which the pressure pass may recompute next to its uses.
+        let plain = defs.len() == 1 && !early && operands.iter().all(|o| o.flags.is_empty() || o.is_def());
+        let flags = if plain && self.rng.chance(1, 2) { InstFlags::CHEAP } else { InstFlags::empty() };
+        self.b.inst_with(InstData { kind: InstKind::Other, flags, opcode, operands });
         self.defined(&defs);
     }
 

@@ -67,7 +67,7 @@ use std::fmt;
 use nvregalloc::checker;
 use nvregalloc::driver::{self, Pass, Verdict};
 use nvregalloc::function::{Block, Function, Inst, InstFlags, InstKind, VReg};
-use nvregalloc::options::{CoalesceMode, ColorMode, Options};
+use nvregalloc::options::{CoalesceMode, ColorMode, Options, PressureMode};
 use nvregalloc::rewrite::Rewrite;
 
 /// Def 0 = input 0 minus one (wrapping).
@@ -454,6 +454,25 @@ pub fn budget_modes() -> Vec<Mode> {
         ],
     });
     modes
+}
+
+/// Pressure modes: recomputing cheap values next to their uses as far as
+/// the pass can (a target of one register, so that small programs change
+/// too), alone and followed by coalescing and coloring.
+pub fn pressure_modes() -> Vec<Mode> {
+    let pressure =
+        Options { pressure_mode: PressureMode::Relieve, pressure_target: Some(1), ..Options::default() };
+    vec![
+        Mode { name: "pressure".into(), steps: vec![(Pass::Pressure, pressure.clone())] },
+        Mode {
+            name: "pressure, then coalesce after-stock and color".into(),
+            steps: vec![
+                (Pass::Pressure, pressure),
+                (Pass::Coalesce, coalesce_options(CoalesceMode::AfterStock)),
+                (Pass::Color, color_options()),
+            ],
+        },
+    ]
 }
 
 /// The modes for functions in SSA form: CSSA coalescing, with and without

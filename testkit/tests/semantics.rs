@@ -21,8 +21,10 @@ use nvregalloc::driver::{self, Pass, Verdict};
 use nvregalloc::function::{
     Function, FunctionBuilder, Inst, InstData, InstFlags, InstKind, Operand, RegClass, VReg,
 };
-use nvregalloc::options::{Fault, Options};
-use nvregalloc::rewrite::{Remat, Rewrite};
+use nvregalloc::liveness::Liveness;
+use nvregalloc::options::{Fault, Options, PressureMode};
+use nvregalloc::pressure;
+use nvregalloc::rewrite::{Insert, Place, Remat, Rewrite, SpillOp, UseSubstitution};
 use nvregalloc_testkit::generate::{self, Size};
 use nvregalloc_testkit::interp::{self, Activity, DEFAULT_FUEL};
 use proptest::prelude::*;
@@ -152,6 +154,56 @@ fn programs_behave_the_same_within_a_register_budget() {
     // Not vacuous: many runs fit, and needed spill code to.
     assert!(total.did_not_fit * 2 < total.pass_runs, "most programs did not fit: {total:?}");
     assert!(total.spill_ops > total.programs * 4, "little spill code: {total:?}");
+}
+
+#[test]
+fn programs_behave_the_same_after_relieving_pressure() {
+    let modes = interp::pressure_modes();
+    let total = RefCell::new(Activity::default());
+    let with_inputs = RefCell::new(0u64);
+    let mut runner = TestRunner::new(config(2000, 6));
+    let result = runner.run(&(any::<u64>(), sizes(2..=12, 4..=40, 2..=14)), |(seed, size)| {
+        let (f, params) = generate::random_function(seed, size);
+        // The pass never raises the pressure it models.
+        let options =
+            Options { pressure_mode: PressureMode::Relieve, pressure_target: Some(1), ..Options::default() };
+        if let Verdict::Apply(outcome) = driver::run(&f, &options, Pass::Pressure) {
+            *with_inputs.borrow_mut() += outcome
+                .rewrite
+                .inserts
+                .iter()
+                .filter(
+                    |x| matches!(x.op, SpillOp::Remat { source, .. } if f.inst(source).operands.len() > 1),
+                )
+                .count() as u64;
+            let (after, _) = outcome.rewrite.apply(&f);
+            let modelled = |g: &Function| pressure::pressure(g, &Liveness::compute(g)).1;
+            prop_assert!(
+                modelled(&after) <= modelled(&f),
+                "seed {seed} ({seed:#x}), {size:?}: modelled pressure {} -> {}",
+                modelled(&f),
+                modelled(&after)
+            );
+        }
+        match interp::check_modes(&f, &params, DEFAULT_FUEL, &modes) {
+            Ok(activity) => {
+                total.borrow_mut().add(&activity);
+                Ok(())
+            }
+            Err(failure) => Err(TestCaseError::fail(format!("seed {seed} ({seed:#x}), {size:?}: {failure}"))),
+        }
+    });
+    if let Err(e) = result {
+        panic!("pressure: {e}");
+    }
+    let total = total.into_inner();
+    eprintln!("pressure: {total:?}");
+    // Not vacuous: values were recomputed in many programs, some from inputs.
+    let with_inputs = with_inputs.into_inner();
+    eprintln!("pressure: {with_inputs} recomputations read inputs");
+    assert!(total.spill_ops > total.programs, "few recomputations: {total:?}");
+    assert!(with_inputs > 50, "few recomputations from inputs: {with_inputs}");
+    assert!(total.changed * 4 > total.pass_runs, "the pass rarely changed anything: {total:?}");
 }
 
 // --- helpers for the mutation tests ----------------------------------------------
@@ -298,6 +350,44 @@ fn rematerializing_from_the_wrong_constant_is_caught() {
     assert!(!behaves_differently(&f, &[], &right));
     let mut wrong = Rewrite::identity(f.num_vregs());
     wrong.remats = vec![Remat { copy, source: def_j }];
+    assert!(checker::check(&f, &wrong).is_err());
+    assert!(behaves_differently(&f, &[], &wrong));
+}
+
+/// `u = 5; v = op u; u = 9 (if redefine); store v; store u`, with `op u`
+/// recomputed right before `store v` and its def deleted: right only while
+/// `u` still holds 5 there.
+fn recomputed_after(redefine: bool) -> (Function, Rewrite) {
+    let mut b = FunctionBuilder::new("recomputed", &["B32"]);
+    let (u, v) = (b.vreg(RegClass(0)), b.vreg(RegClass(0)));
+    b.block(0);
+    imm(&mut b, u, 5);
+    let def = other(&mut b, 1000, &[v], &[u]);
+    if redefine {
+        imm(&mut b, u, 9);
+    }
+    let read = store(&mut b, &[v]);
+    store(&mut b, &[u]);
+    ret(&mut b);
+    let f = b.finish();
+    let mut rewrite = Rewrite::identity(f.num_vregs());
+    let clone = VReg::new(f.num_vregs());
+    rewrite.new_vregs.push(RegClass(0));
+    rewrite.rename.push(clone);
+    rewrite
+        .inserts
+        .push(Insert { place: Place::Before(read), op: SpillOp::Remat { source: def, dst: clone } });
+    rewrite.substitutions.push(UseSubstitution { inst: read, operand: 0, vreg: clone });
+    rewrite.deleted.push(def);
+    (f, rewrite)
+}
+
+#[test]
+fn recomputing_after_an_input_changed_is_caught() {
+    let (f, right) = recomputed_after(false);
+    assert_eq!(checker::check(&f, &right), Ok(()));
+    assert!(!behaves_differently(&f, &[], &right));
+    let (f, wrong) = recomputed_after(true);
     assert!(checker::check(&f, &wrong).is_err());
     assert!(behaves_differently(&f, &[], &wrong));
 }

@@ -11,6 +11,9 @@
 ; then coalesces only the functions our coalescer will not take.
 ; RUN: %llc_plugin -nvregalloc-coalesce=replace-stock -debug-pass=Structure %s -o /dev/null 2>&1 \
 ; RUN:   | FileCheck %s --check-prefix=REPLACE
+; The pressure pass, off by default, runs right before the coalesce pass when enabled.
+; RUN: %llc_plugin -nvregalloc-pressure=relieve -debug-pass=Structure %s -o /dev/null 2>&1 \
+; RUN:   | FileCheck %s --check-prefix=PRESSURE
 ; Without the plugin, neither pass runs.
 ; RUN: %llc_nvptx -debug-pass=Structure %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=STOCK
 
@@ -34,7 +37,12 @@
 ; REPLACE:     nvregalloc: coalesce copies
 
 ; NO-CSSA-NOT: CSSA
+; NO-CSSA-NOT: pressure
 ; NO-CSSA:     nvregalloc: coalesce copies
+
+; PRESSURE:      Stack Slot Coloring
+; PRESSURE:      nvregalloc: relieve register pressure
+; PRESSURE-NEXT: nvregalloc: coalesce copies
 
 ; STOCK-NOT: nvregalloc
 
