@@ -31,6 +31,8 @@ extern const void *const StockCoalescerGatePassID;
 extern llvm::cl::opt<NvraCoalesceMode> CoalesceMode;
 extern llvm::cl::opt<bool> CssaCoalesce;
 extern llvm::cl::opt<NvraPressureMode> PressureMode;
+// A per-function choices file may turn the pressure pass on for some.
+extern llvm::cl::opt<std::string> FunctionOptions;
 
 // LLVM's -join-liveintervals (RegisterCoalescer's switch), or null if this
 // LLVM has no such option.

@@ -45,7 +45,8 @@ static RegisterTargetPassConfigCallback InsertNvregallocPasses(
       }
       if (nvregalloc::CssaCoalesce)
         Config->insertPass(&LiveVariablesID, nvregalloc::CssaPassID);
-      if (nvregalloc::PressureMode != NVRA_PRESSURE_OFF)
+      if (nvregalloc::PressureMode != NVRA_PRESSURE_OFF ||
+          !nvregalloc::FunctionOptions.empty())
         Config->insertPass(&StackSlotColoringID, nvregalloc::PressurePassID);
       Config->insertPass(&StackSlotColoringID, nvregalloc::CoalescePassID);
       Config->insertPass(&StackSlotColoringID, nvregalloc::ColorPassID);

@@ -57,6 +57,11 @@ static cl::opt<std::string> ReportPath(
     cl::desc("Write each function's figures, phase times and an occupancy "
              "estimate to this JSON file"));
 
+cl::opt<std::string> FunctionOptions(
+    "nvregalloc-function-options", cl::value_desc("file"),
+    cl::desc("Per-function choices, one line each: NAME coalesce=after-stock|off "
+             "color=rename|off pressure=relieve|off (scripts/tune writes them)"));
+
 static cl::opt<std::string> DotDir(
     "nvregalloc-dot", cl::value_desc("dir"),
     cl::desc("Write one Graphviz interference graph per function here"));
@@ -71,6 +76,8 @@ NvraOptions sharedOptions() {
   O.fault = InjectFault;
   O.report_path = ReportPath.empty() ? nullptr : ReportPath.c_str();
   O.dot_dir = DotDir.empty() ? nullptr : DotDir.c_str();
+  O.function_options =
+      FunctionOptions.empty() ? nullptr : FunctionOptions.c_str();
   return O;
 }
 

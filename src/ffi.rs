@@ -181,7 +181,10 @@ unsafe fn run(fn_: *const NvraFunction, options: *const NvraOptions, pass: u32) 
         return OwnedResult::new(NVRA_STATUS_ABI_MISMATCH, why, None);
     }
     let f = function_from_abi(raw);
-    let options = options_from_abi(raw_options);
+    let options = match options_from_abi(raw_options).for_function(&f.name) {
+        Ok(options) => options,
+        Err(why) => return OwnedResult::new(NVRA_STATUS_UNSUPPORTED, why, None),
+    };
     if pass == NVRA_PASS_COALESCE_ADMISSION {
         return match driver::coalesce_refusal(&f, &options) {
             None => OwnedResult::new(NVRA_STATUS_OK, String::new(), None),
@@ -347,6 +350,7 @@ unsafe fn options_from_abi(raw: &NvraOptions) -> Options {
         },
         pressure_slack: raw.pressure_slack,
         pressure_target: (raw.pressure_target != 0).then_some(raw.pressure_target),
+        function_options: (!raw.function_options.is_null()).then(|| c_string(raw.function_options).into()),
     }
 }
 

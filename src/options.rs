@@ -100,6 +100,8 @@ pub struct Options {
     /// Tests: lower the modelled pressure to this, as far as the pass can,
     /// whatever the occupancy (`None`: only where a step is crossed).
     pub pressure_target: Option<u32>,
+    /// `-nvregalloc-function-options=FILE` (see `per_function`).
+    pub function_options: Option<std::path::PathBuf>,
 }
 
 impl Default for Options {
@@ -128,6 +130,7 @@ impl Default for Options {
             pressure_mode: PressureMode::Off,
             pressure_slack: DEFAULT_PRESSURE_SLACK,
             pressure_target: None,
+            function_options: None,
         }
     }
 }
@@ -145,5 +148,119 @@ impl Options {
     /// The high-degree test shared by conservative coalescing and coloring.
     pub fn is_high_degree(&self, degree: usize) -> bool {
         degree as f64 * self.coalesce_factor >= f64::from(self.k)
+    }
+}
+
+/// `-nvregalloc-function-options=FILE`: per-function choices, one function
+/// per line, `NAME key=value ...` (`#` starts a comment), with keys
+/// `coalesce` (`after-stock` | `off`), `color` (`rename` | `off`) and
+/// `pressure` (`relieve` | `off`). A function the file does not name takes
+/// the line named `*`, if any, else keeps the command line's options.
+/// `scripts/tune` writes such files from what ptxas makes of each choice.
+pub mod per_function {
+    use std::collections::HashMap;
+    use std::path::{Path, PathBuf};
+    use std::sync::{Arc, Mutex};
+
+    use super::{CoalesceMode, ColorMode, Options, PressureMode};
+
+    /// (key, value) pairs per function name.
+    type Table = HashMap<String, Vec<(String, String)>>;
+
+    /// Read once per file and run.
+    static TABLES: Mutex<Vec<(PathBuf, Arc<Result<Table, String>>)>> = Mutex::new(Vec::new());
+
+    fn table(path: &Path) -> Arc<Result<Table, String>> {
+        let mut tables = TABLES.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some((_, t)) = tables.iter().find(|(p, _)| p == path) {
+            return t.clone();
+        }
+        let parsed = Arc::new(
+            std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read -nvregalloc-function-options={}: {e}", path.display()))
+                .and_then(|text| {
+                    parse(&text).map_err(|e| format!("-nvregalloc-function-options={}: {e}", path.display()))
+                }),
+        );
+        tables.push((path.to_owned(), parsed.clone()));
+        parsed
+    }
+
+    fn parse(text: &str) -> Result<Table, String> {
+        let mut table = Table::new();
+        for (n, line) in text.lines().enumerate() {
+            let line = line.split('#').next().unwrap_or("").trim();
+            let mut words = line.split_whitespace();
+            let Some(name) = words.next() else { continue };
+            let mut pairs = Vec::new();
+            for word in words {
+                let Some((key, value)) = word.split_once('=') else {
+                    return Err(format!("line {}: '{word}' is not key=value", n + 1));
+                };
+                check(key, value).map_err(|e| format!("line {}: {e}", n + 1))?;
+                pairs.push((key.to_owned(), value.to_owned()));
+            }
+            table.insert(name.to_owned(), pairs);
+        }
+        Ok(table)
+    }
+
+    fn check(key: &str, value: &str) -> Result<(), String> {
+        let allowed: &[&str] = match key {
+            "coalesce" => &["after-stock", "off"],
+            "color" => &["rename", "off"],
+            "pressure" => &["relieve", "off"],
+            _ => return Err(format!("unknown option '{key}' (known: coalesce, color, pressure)")),
+        };
+        if allowed.contains(&value) {
+            Ok(())
+        } else {
+            Err(format!("{key}={value}: expected one of {}", allowed.join(", ")))
+        }
+    }
+
+    impl Options {
+        /// These options as the function-options file (if any) sets them for
+        /// `function`; an unreadable or malformed file is an error.
+        pub fn for_function(&self, function: &str) -> Result<Options, String> {
+            let Some(path) = &self.function_options else { return Ok(self.clone()) };
+            let table = table(path);
+            let table = table.as_ref().as_ref().map_err(Clone::clone)?;
+            let mut options = self.clone();
+            let line = table.get(function).or_else(|| table.get("*"));
+            for (key, value) in line.map_or(&[][..], |v| v.as_slice()) {
+                match (key.as_str(), value.as_str()) {
+                    ("coalesce", "off") => options.coalesce_mode = CoalesceMode::Off,
+                    ("coalesce", _) => options.coalesce_mode = CoalesceMode::AfterStock,
+                    ("color", "off") => options.color_mode = ColorMode::Off,
+                    ("color", _) => options.color_mode = ColorMode::Rename,
+                    ("pressure", "off") => options.pressure_mode = PressureMode::Off,
+                    _ => options.pressure_mode = PressureMode::Relieve,
+                }
+            }
+            Ok(options)
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn lines_name_functions_and_their_choices() {
+            let table = parse("# tuned\nk1 color=off pressure=relieve\n\nk2 coalesce=off # stock\n").unwrap();
+            assert_eq!(
+                table["k1"],
+                vec![("color".into(), "off".into()), ("pressure".into(), "relieve".into())]
+            );
+            assert_eq!(table["k2"], vec![("coalesce".into(), "off".into())]);
+        }
+
+        #[test]
+        fn mistakes_are_errors_that_say_where() {
+            assert_eq!(parse("k color").unwrap_err(), "line 1: 'color' is not key=value");
+            assert!(parse("k\nk colour=off").unwrap_err().starts_with("line 2: unknown option 'colour'"));
+            assert!(parse("k color=maybe").unwrap_err().contains("expected one of rename, off"));
+        }
     }
 }

@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bump on any change to a struct below or to the meaning of a field. */
-#define NVRA_ABI_VERSION 11u
+#define NVRA_ABI_VERSION 12u
 
 /* Sentinel for "no register" / "no tie" in 32-bit index fields. */
 #define NVRA_NONE 0xffffffffu
@@ -184,6 +184,7 @@ typedef struct NvraOptions {
                                   pressure, for the occupancy steps */
   uint32_t pressure_target;    /* lower the modelled pressure to this whatever
                                   the occupancy; 0 = only across a step */
+  const char *function_options; /* per-function choices file, or null */
 } NvraOptions;
 
 typedef enum NvraStatus {

@@ -36,3 +36,8 @@ if cuda_root:
     config.substitutions.append(
         ("%clang_cuda", f"{llvm_bin}/clang++ " + os.environ.get("CLANG_CUDA_FLAGS", ""))
     )
+    tools = {"LLVM_BIN": llvm_bin, "PLUGIN": plugin, "PTXAS": os.path.join(cuda_root, "bin", "ptxas"),
+             "CUOBJDUMP": os.environ.get("CUOBJDUMP", ""), "CLANG_CUDA_FLAGS": os.environ.get("CLANG_CUDA_FLAGS", "")}
+    config.substitutions.append(
+        ("%tune", "env " + " ".join(f"{k}='{v}'" for k, v in tools.items()) + f" python3 {root}/scripts/tune")
+    )
