@@ -23,7 +23,7 @@ use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 use std::ffi::CStr;
 
-use crate::function::{Block, Function, Inst, InstFlags, InstKind, VReg};
+use crate::function::{Function, Inst, InstFlags, InstKind, VReg};
 use crate::interference::InterferenceGraph;
 use crate::liveness::Liveness;
 use crate::options::{CoalesceMode, Options};
@@ -271,16 +271,6 @@ pub fn coalesce(f: &Function, options: &Options) -> PassOutcome {
     PassOutcome { rewrite, stats, kept_copies, phases, method: Some(Method::Graph), note: None }
 }
 
-fn block_of_each_inst(f: &Function) -> Vec<Block> {
-    let mut block = vec![Block(0); f.insts.len()];
-    for b in f.block_ids() {
-        for i in f.block_insts(b) {
-            block[i.index()] = b;
-        }
-    }
-    block
-}
-
 /// A constant: a move-immediate (LLVM's isMoveImmediate) with no side
 /// effects, no register input and one def. LLVM 22 does not mark NVPTX's
 /// float move-immediates as trivially rematerializable, so that flag is not
@@ -297,7 +287,7 @@ pub fn is_constant_def(f: &Function, i: Inst) -> bool {
 fn rematerialize_constant_copies(f: &Function, stay: &[Inst], rewrite: &mut Rewrite) {
     let defs: Vec<Option<Inst>> =
         f.def_insts().iter().map(|d| if let [i] = d.as_slice() { Some(*i) } else { None }).collect();
-    let block_of = block_of_each_inst(f);
+    let block_of = f.block_of_each_inst();
     for &copy in stay {
         let (_, src) = f.copy_pair(copy).expect("a kept candidate is a copy");
         // The def that reaches the copy: the last one earlier in its block,

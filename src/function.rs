@@ -175,6 +175,17 @@ impl Function {
         (data.first_inst..data.first_inst + data.num_insts).map(Inst)
     }
 
+    /// The block of each instruction.
+    pub fn block_of_each_inst(&self) -> Vec<Block> {
+        let mut block_of = vec![Block(0); self.insts.len()];
+        for b in self.block_ids() {
+            for i in self.block_insts(b) {
+                block_of[i.index()] = b;
+            }
+        }
+        block_of
+    }
+
     /// The PHIs at the head of `b`.
     pub fn phis(&self, b: Block) -> impl Iterator<Item = Inst> + '_ {
         self.block_insts(b).take_while(|&i| self.inst(i).kind == InstKind::Phi)

@@ -259,7 +259,7 @@ fn candidates(f: &Function, liveness: &Liveness) -> Vec<Candidate> {
     let mut usable = vec![true; found.len()];
 
     // Reading instructions, per block.
-    let block_of = block_of_each_inst(f);
+    let block_of = f.block_of_each_inst();
     for b in f.block_ids() {
         for i in f.block_insts(b) {
             let data = f.inst(i);
@@ -347,16 +347,6 @@ fn candidates(f: &Function, liveness: &Liveness) -> Vec<Candidate> {
             - f.block(block_of[c.def.index()]).frequency;
     }
     found.into_iter().zip(usable).filter(|(_, ok)| *ok).map(|(c, _)| c).collect()
-}
-
-fn block_of_each_inst(f: &Function) -> Vec<Block> {
-    let mut block_of = vec![Block(0); f.insts.len()];
-    for b in f.block_ids() {
-        for i in f.block_insts(b) {
-            block_of[i.index()] = b;
-        }
-    }
-    block_of
 }
 
 /// Marks unusable the candidates whose expression is not available at the
