@@ -331,7 +331,7 @@ fn rematerialize_constant_copies(f: &Function, stay: &[Inst], rewrite: &mut Rewr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::function::{FunctionBuilder, InstData, RegClass};
+    use crate::function::{Block, FunctionBuilder, InstData, RegClass};
     use proptest::prelude::*;
 
     /// `u` and `v` share 15 neighbours, each of degree `degree`.
