@@ -88,7 +88,9 @@ struct Candidate {
     value: VReg,
     def: Inst,
     inputs: Vec<VReg>,
-    /// Per block that reads the value: its first and last reading instruction.
+    /// Per block that reads the value: where its clone goes (the first reading
+    /// instruction, or the block's first terminator if that comes earlier) and
+    /// the last reading instruction.
     reads: Vec<(Block, Inst, Inst)>,
     units: u32,
     /// Block executions of the clones, less the def's.
@@ -273,7 +275,10 @@ fn candidates(f: &Function, liveness: &Liveness) -> Vec<Candidate> {
                 let reads = &mut found[k].reads;
                 match reads.last_mut() {
                     Some((rb, _, last)) if *rb == b => *last = i,
-                    _ => reads.push((b, i, i)),
+                    // A read by a later terminator (a jump table's index)
+                    // is recomputed before the first: nothing may sit
+                    // between terminators.
+                    _ => reads.push((b, i.min(f.first_terminator(b)), i)),
                 }
             }
         }
