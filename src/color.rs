@@ -18,7 +18,7 @@ use std::collections::VecDeque;
 use priority_queue::PriorityQueue;
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 
-use crate::function::{Block, Function, RegClass, VReg};
+use crate::function::{Block, Function, Inst, RegClass, VReg};
 use crate::interference::InterferenceGraph;
 use crate::options::Options;
 
@@ -456,24 +456,35 @@ pub fn colors_per_class(f: &Function, coloring: &Coloring) -> Vec<u32> {
     used
 }
 
-/// Gives a frame address (see `Function::frame_addresses`) a color of its
-/// own where its color's register would have other defs than its own.
-/// Taking a vreg out of a color class leaves the rest of the class as valid
-/// as it was.
-fn keep_frame_addresses_alone(f: &Function, coloring: &mut Coloring) {
-    let frame_address = f.frame_addresses();
-    if !frame_address.contains(&true) {
+/// Gives a vreg of `alone` a color of its own where another vreg's def
+/// writes its color's register: frame addresses (see
+/// `Function::frame_addresses`) and undefined values (see
+/// `Function::undefined_values`). Taking a vreg out of a color class leaves
+/// the rest of the class as valid as it was.
+fn keep_alone(f: &Function, alone: &[bool], coloring: &mut Coloring) {
+    if !alone.contains(&true) {
         return;
     }
     let mut rewrite = crate::rewrite::Rewrite::identity(f.num_vregs());
     rewrite.rename = color_representatives(f, coloring);
     rewrite.deleted = rewrite.redundant_after_renaming(f);
-    let defs = rewrite.defs_per_register(f);
+    // Per register: the first vreg seen writing it, and whether another does.
+    let mut writer: Vec<Option<VReg>> = vec![None; f.num_vregs()];
+    let mut shared = vec![false; f.num_vregs()];
+    for i in (0..f.insts.len()).map(Inst::new).filter(|i| rewrite.deleted.binary_search(i).is_err()) {
+        for d in f.defs(i) {
+            let register = rewrite.renamed(d).index();
+            match writer[register] {
+                None => writer[register] = Some(d),
+                Some(w) if w != d => shared[register] = true,
+                Some(_) => {}
+            }
+        }
+    }
     let mut next = colors_per_class(f, coloring);
-    for v in (0..f.num_vregs()).filter(|&v| frame_address[v]) {
+    for v in (0..f.num_vregs()).filter(|&v| alone[v]) {
         let register = rewrite.rename[v];
-        if let (Some(_), Some(class), true) = (coloring.color[v], f.vreg_class[v], defs[register.index()] > 1)
-        {
+        if let (Some(_), Some(class), true) = (coloring.color[v], f.vreg_class[v], shared[register.index()]) {
             coloring.color[v] = Some(next[class.index()]);
             next[class.index()] += 1;
         }
@@ -615,7 +626,13 @@ pub fn color(f: &Function, options: &Options) -> crate::rewrite::PassOutcome {
         }
     };
 
-    keep_frame_addresses_alone(f, &mut coloring);
+    let alone: Vec<bool> = f
+        .frame_addresses()
+        .into_iter()
+        .zip(f.undefined_values())
+        .map(|(frame, undef)| frame || undef)
+        .collect();
+    keep_alone(f, &alone, &mut coloring);
     if !options.reuse_within_block {
         keep_block_defs_apart(f, &mut coloring);
     }
@@ -630,32 +647,32 @@ pub fn color(f: &Function, options: &Options) -> crate::rewrite::PassOutcome {
 mod tests {
     use super::*;
 
-    /// A frame address dead after its one use shares no register with the
-    /// values defined after it, though one color would do for all of them.
+    /// A frame address, and an undefined value, dead after its one use shares
+    /// no register with the values defined after it, though one color would
+    /// do for all of them.
     #[test]
-    fn a_frame_address_keeps_its_register_to_itself() {
+    fn frame_addresses_and_undefined_values_keep_their_registers_to_themselves() {
         use crate::function::{FunctionBuilder, InstData, InstFlags, InstKind, Operand};
-        let mut b = FunctionBuilder::new("frame", &["B64"]);
-        let [fa, x, y] = std::array::from_fn(|_| b.vreg(RegClass(0)));
-        b.block(0);
-        b.inst_with(InstData {
-            kind: InstKind::Other,
-            flags: InstFlags::FRAME_ADDRESS,
-            opcode: 0,
-            operands: vec![Operand::def(fa)],
-        });
-        b.inst(InstKind::Other, &[], &[fa]);
-        for v in [x, y] {
-            b.inst(InstKind::Other, &[v], &[]);
-            b.inst(InstKind::Other, &[], &[v]);
-        }
-        let f = b.finish();
-        for graph_limit in [Options::default().graph_limit, 0] {
-            let outcome = color(&f, &Options { graph_limit, ..Options::default() });
-            let rename = &outcome.rewrite.rename;
-            assert_eq!(rename[x.index()], rename[y.index()], "graph limit {graph_limit}");
-            assert_ne!(rename[fa.index()], rename[x.index()], "graph limit {graph_limit}");
-            crate::checker::check(&f, &outcome.rewrite).unwrap();
+        for (kind, flags) in
+            [(InstKind::Other, InstFlags::FRAME_ADDRESS), (InstKind::ImplicitDef, InstFlags::empty())]
+        {
+            let mut b = FunctionBuilder::new("alone", &["B64"]);
+            let [alone, x, y] = std::array::from_fn(|_| b.vreg(RegClass(0)));
+            b.block(0);
+            b.inst_with(InstData { kind, flags, opcode: 0, operands: vec![Operand::def(alone)] });
+            b.inst(InstKind::Other, &[], &[alone]);
+            for v in [x, y] {
+                b.inst(InstKind::Other, &[v], &[]);
+                b.inst(InstKind::Other, &[], &[v]);
+            }
+            let f = b.finish();
+            for graph_limit in [Options::default().graph_limit, 0] {
+                let outcome = color(&f, &Options { graph_limit, ..Options::default() });
+                let rename = &outcome.rewrite.rename;
+                assert_eq!(rename[x.index()], rename[y.index()], "{kind:?}, graph limit {graph_limit}");
+                assert_ne!(rename[alone.index()], rename[x.index()], "{kind:?}, graph limit {graph_limit}");
+                crate::checker::check(&f, &outcome.rewrite).unwrap();
+            }
         }
     }
 

@@ -273,6 +273,21 @@ impl Function {
         frame_address
     }
 
+    /// Vregs an IMPLICIT_DEF defines: undefined on some path. ptxas takes an
+    /// undefined register as any value it likes (a `selp` between a value and
+    /// an undefined loop-carried register becomes the value); sharing the
+    /// register with a defined value takes that away from it (HeCBench ssm:
+    /// 32 -> 38 registers from one such register).
+    pub fn undefined_values(&self) -> Vec<bool> {
+        let mut undefined = vec![false; self.num_vregs()];
+        for data in self.insts.iter().filter(|data| data.kind == InstKind::ImplicitDef) {
+            for o in data.operands.iter().filter(|o| o.is_def()) {
+                undefined[o.vreg.index()] = true;
+            }
+        }
+        undefined
+    }
+
     /// Registers an instruction writes before reading its uses.
     pub fn early_clobbers(&self, i: Inst) -> impl Iterator<Item = VReg> + '_ {
         self.inst(i).operands.iter().filter(|o| o.is_early_clobber()).map(|o| o.vreg)
