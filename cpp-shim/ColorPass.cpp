@@ -53,6 +53,12 @@ static cl::opt<bool> ReuseWithinBlock(
              "spares ptxas false dependences within blocks)"),
     cl::init(true));
 
+static cl::opt<bool> UndefinedApart(
+    "nvregalloc-undefined-apart",
+    cl::desc("Rename mode: give a value left undefined on some path "
+             "(IMPLICIT_DEF) a PTX register no defined value writes"),
+    cl::init(true));
+
 static cl::opt<double> LoopBase(
     "nvregalloc-loop-base",
     cl::desc("Spill cost weight of a def or use at loop depth d: base^d"),
@@ -78,6 +84,7 @@ public:
     O.spill_latency = SpillLatency;
     O.loop_base = LoopBase;
     O.reuse_within_block = ReuseWithinBlock;
+    O.undefined_apart = UndefinedApart;
     return runCorePass(MF, *this, ColorPassArg, NVRA_PASS_COLOR, O);
   }
 };

@@ -626,12 +626,9 @@ pub fn color(f: &Function, options: &Options) -> crate::rewrite::PassOutcome {
         }
     };
 
-    let alone: Vec<bool> = f
-        .frame_addresses()
-        .into_iter()
-        .zip(f.undefined_values())
-        .map(|(frame, undef)| frame || undef)
-        .collect();
+    let undefined = if options.undefined_apart { f.undefined_values() } else { vec![false; f.num_vregs()] };
+    let alone: Vec<bool> =
+        f.frame_addresses().into_iter().zip(undefined).map(|(frame, undef)| frame || undef).collect();
     keep_alone(f, &alone, &mut coloring);
     if !options.reuse_within_block {
         keep_block_defs_apart(f, &mut coloring);
@@ -672,6 +669,10 @@ mod tests {
                 assert_eq!(rename[x.index()], rename[y.index()], "{kind:?}, graph limit {graph_limit}");
                 assert_ne!(rename[alone.index()], rename[x.index()], "{kind:?}, graph limit {graph_limit}");
                 crate::checker::check(&f, &outcome.rewrite).unwrap();
+            }
+            if kind == InstKind::ImplicitDef {
+                let shared = color(&f, &Options { undefined_apart: false, ..Options::default() });
+                assert_eq!(shared.rewrite.rename[alone.index()], shared.rewrite.rename[x.index()]);
             }
         }
     }

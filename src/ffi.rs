@@ -343,6 +343,7 @@ unsafe fn options_from_abi(raw: &NvraOptions) -> Options {
         remat: raw.remat != 0,
         graph_limit: raw.graph_limit,
         reuse_within_block: raw.reuse_within_block != 0,
+        undefined_apart: raw.undefined_apart != 0,
         pressure_mode: match raw.pressure_mode {
             NVRA_PRESSURE_OFF => PressureMode::Off,
             NVRA_PRESSURE_ANALYZE => PressureMode::Analyze,

@@ -90,6 +90,12 @@ pub struct Options {
     /// fewer functions where ptxas needs more registers than stock, but
     /// fewer that gain a warp step, so on by default.
     pub reuse_within_block: bool,
+    /// Rename mode: an undefined value (`Function::undefined_values`) gets a
+    /// register no defined value writes. ptxas exploits undefined registers
+    /// in some kernels and pays for them in others; on by default because
+    /// sharing cost one HeCBench kernel an occupancy step against stock
+    /// (README, "Renaming and ptxas").
+    pub undefined_apart: bool,
     /// Off by default: on HeCBench the pass gains an occupancy step on 7
     /// kernels and loses one on 1, because ptxas re-schedules and re-allocates
     /// (README, "The pressure pass").
@@ -127,6 +133,7 @@ impl Default for Options {
             remat: true,
             graph_limit: DEFAULT_GRAPH_LIMIT,
             reuse_within_block: true,
+            undefined_apart: true,
             pressure_mode: PressureMode::Off,
             pressure_slack: DEFAULT_PRESSURE_SLACK,
             pressure_target: None,

@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bump on any change to a struct below or to the meaning of a field. */
-#define NVRA_ABI_VERSION 12u
+#define NVRA_ABI_VERSION 13u
 
 /* Sentinel for "no register" / "no tie" in 32-bit index fields. */
 #define NVRA_NONE 0xffffffffu
@@ -179,6 +179,8 @@ typedef struct NvraOptions {
                                 them a pass works graph-free or stands aside */
   uint32_t reuse_within_block; /* bool: rename mode may give two values defined
                                   in one block one register */
+  uint32_t undefined_apart;    /* bool: rename mode gives an undefined value
+                                  (IMPLICIT_DEF) a register of its own */
   uint32_t pressure_mode;      /* NvraPressureMode */
   uint32_t pressure_slack;     /* registers ptxas needs beyond the modelled
                                   pressure, for the occupancy steps */

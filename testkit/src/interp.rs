@@ -384,6 +384,10 @@ pub fn modes() -> Vec<Mode> {
             steps: vec![(Pass::Color, Options { reuse_within_block: false, ..color_options() })],
         },
         Mode {
+            name: "color rename, undefined values shared".into(),
+            steps: vec![(Pass::Color, Options { undefined_apart: false, ..color_options() })],
+        },
+        Mode {
             name: "color rename graph-free".into(),
             steps: vec![(Pass::Color, Options { graph_limit: 0, ..color_options() })],
         },

@@ -7,6 +7,8 @@
 ; Graph-free coloring too.
 ; RUN: %llc_plugin -verify-machineinstrs -nvregalloc-graph-limit=0 %s -o - | FileCheck %s
 ; RUN: %llc_plugin -verify-machineinstrs %s -o %t.ptx
+; -nvregalloc-undefined-apart=false lets it share one (as before).
+; RUN: %llc_plugin -verify-machineinstrs -nvregalloc-undefined-apart=false %s -o - | FileCheck %s --check-prefix=SHARED
 ; RUN: %if cuda %{ %ptxas -arch=sm_90 -c %t.ptx -o %t.o %}
 
 ; CHECK: mul.lo.s32 [[B:%r[0-9]+]],
@@ -14,6 +16,8 @@
 ; CHECK: // %loop
 ; CHECK: selp.b32 [[U:%r[0-9]+]], {{%r[0-9]+}}, [[U]], %p{{[0-9]+}};
 ; CHECK: st.global.b32 [{{%rd[0-9]+}}+4], [[U]];
+; SHARED: mul.lo.s32 [[B:%r[0-9]+]],
+; SHARED: // implicit-def: [[B]]{{$}}
 
 target triple = "nvptx64-nvidia-cuda"
 
