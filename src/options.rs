@@ -160,8 +160,9 @@ impl Options {
 
 /// `-nvregalloc-function-options=FILE`: per-function choices, one function
 /// per line, `NAME key=value ...` (`#` starts a comment), with keys
-/// `coalesce` (`after-stock` | `off`), `color` (`rename` | `off`) and
-/// `pressure` (`relieve` | `off`). A function the file does not name takes
+/// `coalesce` (`after-stock` | `off`), `color` (`rename` | `off`),
+/// `pressure` (`relieve` | `off`) and `undefined` (`apart` | `shared`: see
+/// `Options::undefined_apart`). A function the file does not name takes
 /// the line named `*`, if any, else keeps the command line's options.
 /// `scripts/tune` writes such files from what ptxas makes of each choice.
 pub mod per_function {
@@ -217,7 +218,8 @@ pub mod per_function {
             "coalesce" => &["after-stock", "off"],
             "color" => &["rename", "off"],
             "pressure" => &["relieve", "off"],
-            _ => return Err(format!("unknown option '{key}' (known: coalesce, color, pressure)")),
+            "undefined" => &["apart", "shared"],
+            _ => return Err(format!("unknown option '{key}' (known: coalesce, color, pressure, undefined)")),
         };
         if allowed.contains(&value) {
             Ok(())
@@ -242,7 +244,8 @@ pub mod per_function {
                     ("color", "off") => options.color_mode = ColorMode::Off,
                     ("color", _) => options.color_mode = ColorMode::Rename,
                     ("pressure", "off") => options.pressure_mode = PressureMode::Off,
-                    _ => options.pressure_mode = PressureMode::Relieve,
+                    ("pressure", _) => options.pressure_mode = PressureMode::Relieve,
+                    (_, value) => options.undefined_apart = value == "apart",
                 }
             }
             Ok(options)
@@ -255,12 +258,17 @@ pub mod per_function {
 
         #[test]
         fn lines_name_functions_and_their_choices() {
-            let table = parse("# tuned\nk1 color=off pressure=relieve\n\nk2 coalesce=off # stock\n").unwrap();
+            let table =
+                parse("# tuned\nk1 color=off pressure=relieve\n\nk2 coalesce=off undefined=shared # stock\n")
+                    .unwrap();
             assert_eq!(
                 table["k1"],
                 vec![("color".into(), "off".into()), ("pressure".into(), "relieve".into())]
             );
-            assert_eq!(table["k2"], vec![("coalesce".into(), "off".into())]);
+            assert_eq!(
+                table["k2"],
+                vec![("coalesce".into(), "off".into()), ("undefined".into(), "shared".into())]
+            );
         }
 
         #[test]
