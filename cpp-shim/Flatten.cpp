@@ -55,6 +55,35 @@ static bool isCheapAluOpcode(StringRef Name) {
   return Cheap.match(Name);
 }
 
+// Whether a def may be written before the instruction has read all its uses,
+// so that it must not share a register with any of them: NVRA_OPERAND_EARLY_CLOBBER.
+// LLVM marks inline asm's "=&" outputs so. ptxas, not LLVM, decides when the
+// rest are written, and two kinds need the same care:
+//  - an instruction defining several registers: ptxas may expand it into
+//    several SASS instructions, the first writing part of the result before
+//    the last reads its inputs (wmma.mma m16n16k16 becomes two HMMAs that
+//    both read the A fragment: with the result colored onto A's registers,
+//    HeCBench wmma computed wrong products on an H200);
+//  - an inline asm output: CUDA code's asm is written for compilers that
+//    give every output a register of its own (stock LLVM, nvcc), and its
+//    instruction sequences often write an output before the last input read.
+// A def whose register the instruction also reads (an accumulator
+// RegisterCoalescer already merged, C and D of an mma) is an update in place
+// that stock LLVM made and ptxas handles; it is live across the instruction,
+// so it meets the other uses anyway. A tied def keeps its own rules.
+static bool isWrittenBeforeAllReads(const MachineInstr &MI,
+                                    const MachineOperand &MO) {
+  if (!MO.isDef() || MO.isTied())
+    return false;
+  if (MO.isEarlyClobber())
+    return true;
+  if (MI.readsRegister(MO.getReg(), /*TRI=*/nullptr))
+    return false;
+  return MI.isInlineAsm() || count_if(MI.all_defs(), [](const MachineOperand &D) {
+                               return D.getReg().isVirtual();
+                             }) > 1;
+}
+
 FlatFunction::FlatFunction(MachineFunction &MF, const MachineLoopInfo &MLI,
                            const MachineBlockFrequencyInfo &MBFI)
     : MF(MF), Name(MF.getName().str()) {
@@ -131,7 +160,7 @@ FlatFunction::FlatFunction(MachineFunction &MF, const MachineLoopInfo &MLI,
           Op.flags |= NVRA_OPERAND_UNDEF;
         if (MO.getSubReg())
           Op.flags |= NVRA_OPERAND_SUBREG;
-        if (MO.isEarlyClobber())
+        if (isWrittenBeforeAllReads(MI, MO))
           Op.flags |= NVRA_OPERAND_EARLY_CLOBBER;
         Position[OpIdx] = Operands.size() - I.first_operand;
         Operands.push_back(Op);
