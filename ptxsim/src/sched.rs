@@ -172,6 +172,13 @@ fn collective(m: &Machine, warp: &mut [Thread], group: &[usize], op: &Op) -> Res
             if group.len() != WARP {
                 return Err(Error::Fault("wmma.mma without all 32 lanes of the warp".into()));
             }
+            // PTX reads before it writes, but ptxas expands m16n16k16 into two
+            // HMMAs that both read A and B, and writes half of D before the
+            // second: a D register that is also A's or B's gave wrong products
+            // on an H200. Such PTX is a fault here, never a pass.
+            if d.iter().any(|r| a.contains(r) || b.contains(r)) {
+                return Err(Error::Fault("wmma.mma writes D into a register of its A or B fragment".into()));
+            }
             // Gather the tiles, multiply in f32 (f16 products are exact), scatter D.
             let tile = |regs: &[Reg], is_half: bool| -> Vec<f32> {
                 let mut t = vec![0f32; 256];
