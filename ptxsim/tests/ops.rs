@@ -127,11 +127,16 @@ fn bad_programs_are_reported() {
     assert_eq!(spin, Err(Error::Timeout(1_000_000)));
     // D over A's registers: legal by PTX's read-then-write rule, wrong on a GPU.
     let frags = ".reg .b32 %r<32>;\n.reg .b64 %rd<4>;";
-    let overlap = "\twmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, \
+    let overlap =
+        "\twmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, \
                    {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, {%r8, %r9, %r10, %r11, %r12, %r13, %r14, %r15}, \
                    {%r16, %r17, %r18, %r19, %r20, %r21, %r22, %r23};";
     let got = run_kernel(overlap, frags, 32, 1);
     assert!(matches!(got, Err(Error::Fault(ref s)) if s.contains("A or B fragment")), "{got:?}");
-    let apart = overlap.replacen("{%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}", "{%r24, %r25, %r26, %r27, %r28, %r29, %r30, %r31}", 1);
+    let apart = overlap.replacen(
+        "{%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}",
+        "{%r24, %r25, %r26, %r27, %r28, %r29, %r30, %r31}",
+        1,
+    );
     assert!(run_kernel(&apart, frags, 32, 1).is_ok());
 }
