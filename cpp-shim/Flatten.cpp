@@ -386,8 +386,18 @@ bool FlatFunction::apply(const NvraResult &Result) {
           if (MO.isReg() && MO.isUse() && MO.getReg().isVirtual())
             MO.setIsKill(false);
   }
-  for (uint32_t K = 0; K != Result.num_deleted; ++K)
-    Erase.push_back(Insts[Result.deleted_insts[K]]);
+  MachineRegisterInfo &MRI = MF.getRegInfo();
+  for (uint32_t K = 0; K != Result.num_deleted; ++K) {
+    MachineInstr *MI = Insts[Result.deleted_insts[K]];
+    // A copy deleted because its destination register already holds the
+    // value: the def that put it there may be marked dead, and no longer is.
+    const MachineOperand &Dst = MI->getOperand(0);
+    if (MI->getNumOperands() == 2 && Dst.isReg() && Dst.isDef() &&
+        MI->getOperand(1).isReg() && MI->getOperand(1).getReg() != Dst.getReg())
+      for (MachineOperand &Def : MRI.def_operands(Dst.getReg()))
+        Def.setIsDead(false);
+    Erase.push_back(MI);
+  }
   for (MachineInstr *MI : Erase)
     MI->eraseFromParent();
   return Renamed || !Erase.empty() || Inserted;

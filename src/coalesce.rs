@@ -24,7 +24,7 @@ use std::collections::BinaryHeap;
 use std::ffi::CStr;
 
 use crate::function::{Function, Inst, InstFlags, InstKind, VReg};
-use crate::interference::InterferenceGraph;
+use crate::interference::{copies_of_held_values, InterferenceGraph};
 use crate::liveness::Liveness;
 use crate::options::{CoalesceMode, Options};
 use crate::rewrite::{KeptCopy, Method, PassOutcome, PhaseTimes, Remat, Rewrite, Stat};
@@ -246,12 +246,21 @@ pub fn coalesce(f: &Function, options: &Options) -> PassOutcome {
     phases.0.push(("worklist", worklist_start.elapsed()));
     phases.time("rematerialize", || rematerialize_constant_copies(f, &stay, &mut rewrite));
     kept.retain(|(i, _)| rewrite.remats.binary_search_by_key(i, |r| r.copy).is_err());
+    // Last, so that the constants copies of held values read stay defined.
+    let held = phases.time("held values", || {
+        let (merged, origin) = rewrite.apply(f);
+        copies_of_held_values(&merged).into_iter().filter_map(|i| origin[i.index()]).collect::<Vec<Inst>>()
+    });
+    rewrite.deleted.extend(&held);
+    rewrite.deleted.sort();
+    kept.retain(|(i, _)| held.binary_search(i).is_err());
 
     let count = |reason| kept.iter().filter(|&&(_, r)| r == reason).count() as u64;
     let copies_deleted = rewrite.deleted.iter().filter(|&&i| f.inst(i).kind == InstKind::Copy).count() as u64;
     let stats = [
         (c"copies-seen", copies_seen),
-        (c"copies-coalesced", copies_deleted),
+        (c"copies-coalesced", copies_deleted - held.len() as u64),
+        (c"copies-of-held-values", held.len() as u64),
         (c"copies-rematerialized", rewrite.remats.len() as u64),
         (c"constants-deleted", rewrite.deleted.len() as u64 - copies_deleted),
         (c"merges", merges),

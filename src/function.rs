@@ -175,6 +175,37 @@ impl Function {
         (data.first_inst..data.first_inst + data.num_insts).map(Inst)
     }
 
+    /// The blocks the entry reaches, in reverse post-order: each block after
+    /// its predecessors but for those that reach it by a back edge.
+    pub fn reverse_post_order(&self) -> Vec<Block> {
+        let mut visited = vec![false; self.blocks.len()];
+        let mut post_order = Vec::with_capacity(self.blocks.len());
+        // (block, how many of its successors were visited so far)
+        let mut stack = Vec::new();
+        if !self.blocks.is_empty() {
+            visited[0] = true;
+            stack.push((Block(0), 0));
+        }
+        while let Some((b, next)) = stack.last_mut() {
+            let b = *b;
+            match self.block(b).succs.get(*next) {
+                Some(&s) => {
+                    *next += 1;
+                    if !visited[s.index()] {
+                        visited[s.index()] = true;
+                        stack.push((s, 0));
+                    }
+                }
+                None => {
+                    post_order.push(b);
+                    stack.pop();
+                }
+            }
+        }
+        post_order.reverse();
+        post_order
+    }
+
     /// The block of each instruction.
     pub fn block_of_each_inst(&self) -> Vec<Block> {
         let mut block_of = vec![Block(0); self.insts.len()];

@@ -1,11 +1,21 @@
 //! The interference graph: an edge joins two vregs of the same class when one
 //! is written while the other holds a *different* value that may still be
-//! read. Values are numbered through copies within each block: a copy's
-//! destination holds its source's value, so it interferes neither with the
-//! source nor with other copies of that value still live (the loop-latch
-//! pattern `a = COPY x; ...; b = COPY x` with `a` and `b` both live out).
-//! At a block's entry every live vreg is taken to hold a value of its own,
-//! which is what keeps this sound without a global analysis.
+//! read. Values are numbered through copies across the whole function: a
+//! copy's destination holds its source's value, so it interferes neither
+//! with the source nor with other copies of that value still live (the
+//! loop-latch pattern `a = COPY x; ...; b = COPY x` with `a` and `b` both
+//! live out), in its block or beyond, which is how LLVM's RegisterCoalescer
+//! joins copies whose live ranges overlap.
+//!
+//! The numbering is a forward dataflow: a vreg brings into a block the value
+//! it leaves all reached predecessors with, or, where they differ, a value
+//! of its own, as if a PHI defined it at the block's head. That is sound
+//! whether or not the function is in SSA form: two vregs numbered alike at a
+//! point hold the result of the same latest execution of one instruction (or
+//! block entry) on every path there, because a path that ran that
+//! instruction again after one of them took its value would reach the point
+//! with the other numbered differently (the first time round the loop they
+//! met with different values).
 
 use fixedbitset::FixedBitSet;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -13,46 +23,207 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::function::{Block, Function, Inst, RegClass, VReg};
 use crate::liveness::{walk_block_backward, LiveSet, Liveness};
 
-/// Value numbers within one block: which defs copy which values.
-struct BlockValues {
-    /// For each vreg defined in the block: (instruction, value) per def, in order.
-    defs: FxHashMap<VReg, Vec<(Inst, u64)>>,
+/// Where the value of a def in a block comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Origin {
+    /// Made in the block, by the instruction numbered so.
+    Made(u64),
+    /// Brought into the block by this vreg (copied from it, perhaps through
+    /// other copies in the block).
+    BroughtIn(VReg),
 }
 
-impl BlockValues {
-    /// A value nothing else holds: the one `v` brings into the block.
-    fn entry_value(v: VReg) -> u64 {
-        (1 << 63) | v.0 as u64
-    }
+/// The defs of one block and where their values come from.
+struct BlockDefs {
+    /// For each vreg defined in the block: (instruction, origin) per def, in order.
+    defs: FxHashMap<VReg, Vec<(Inst, Origin)>>,
+}
 
-    fn number(f: &Function, b: Block) -> Self {
-        let mut values = Self { defs: FxHashMap::default() };
-        let mut next = 0u64;
+impl BlockDefs {
+    fn number(f: &Function, b: Block, next: &mut u64) -> Self {
+        let mut block = Self { defs: FxHashMap::default() };
         for i in f.block_insts(b) {
-            let copied = f.copy_pair(i).map(|(_, src)| values.value_before(src, i));
+            let copied = f.copy_pair(i).map(|(_, src)| block.origin_before(src, i));
             for d in f.defs(i) {
-                let value = copied.unwrap_or_else(|| {
-                    next += 1;
-                    next
+                let origin = copied.unwrap_or_else(|| {
+                    *next += 1;
+                    Origin::Made(*next)
                 });
-                values.defs.entry(d).or_default().push((i, value));
+                block.defs.entry(d).or_default().push((i, origin));
             }
         }
-        values
+        block
     }
 
-    /// The value `v` holds just before instruction `i`.
-    fn value_before(&self, v: VReg, i: Inst) -> u64 {
+    /// Where the value `v` holds just before instruction `i` comes from.
+    fn origin_before(&self, v: VReg, i: Inst) -> Origin {
         self.defs
             .get(&v)
             .and_then(|defs| defs.iter().rev().find(|&&(at, _)| at < i))
-            .map_or(Self::entry_value(v), |&(_, value)| value)
+            .map_or(Origin::BroughtIn(v), |&(_, origin)| origin)
     }
 
-    /// The value `v` holds just after instruction `i`.
-    fn value_after(&self, v: VReg, i: Inst) -> u64 {
-        self.value_before(v, Inst(i.0 + 1))
+    /// Where the value `v` leaves the block with comes from.
+    fn origin_at_exit(&self, v: VReg) -> Origin {
+        self.defs.get(&v).and_then(|defs| defs.last()).map_or(Origin::BroughtIn(v), |&(_, origin)| origin)
     }
+}
+
+/// Value numbers of the whole function.
+struct Values {
+    blocks: Vec<BlockDefs>,
+    /// Per block: the values its live-in vregs bring into it that it shares
+    /// with its predecessors; any other vreg brings a value of its own.
+    entry: Vec<FxHashMap<VReg, u64>>,
+}
+
+/// Rounds of the dataflow after which the numbering gives up on sharing
+/// values across blocks; a reverse post-order settles in a few per loop
+/// nesting level.
+const MAX_ROUNDS: usize = 64;
+
+impl Values {
+    /// The value `v` brings into `b` where no other vreg may hold it: the
+    /// entry's live-ins (undefined there), a join of different values, and
+    /// blocks no path reaches.
+    fn own(b: Block, v: VReg) -> u64 {
+        (1 << 63) | (u64::from(b.0) << 32) | u64::from(v.0)
+    }
+
+    fn number(f: &Function, liveness: &Liveness) -> Self {
+        let mut next = 0u64;
+        let blocks = f.block_ids().map(|b| BlockDefs::number(f, b, &mut next)).collect();
+        let mut values = Self { blocks, entry: vec![FxHashMap::default(); f.blocks.len()] };
+        // The entry block keeps values of its own: a path from the function's
+        // start reaches it with every vreg undefined.
+        let order: Vec<Block> = f.reverse_post_order().into_iter().filter(|b| b.0 != 0).collect();
+        for _ in 0..MAX_ROUNDS {
+            let mut changed = false;
+            for &b in &order {
+                for &v in &liveness.live_in[b.index()] {
+                    let own = Self::own(b, v);
+                    if values.entry[b.index()].get(&v) == Some(&own) {
+                        continue;
+                    }
+                    // Predecessors not numbered yet are left out until they are.
+                    let mut incoming = f.block(b).preds.iter().filter_map(|&p| values.exit_value(p, v));
+                    let Some(first) = incoming.next() else { continue };
+                    let value = if incoming.all(|x| x == first) { first } else { own };
+                    changed |= values.entry[b.index()].insert(v, value) != Some(value);
+                }
+            }
+            if !changed {
+                values.join_congruent_joins(f, &order);
+                return values;
+            }
+        }
+        tracing::debug!("value numbering did not settle; values stay within blocks");
+        values.entry.iter_mut().for_each(FxHashMap::clear);
+        values
+    }
+
+    /// Gives joins of one block one value where the values they join are
+    /// alike, pred by pred: two vregs copied from one value on each path into
+    /// the block, as the coalesced PHIs `%a = PHI [x, p] [y, q]` and
+    /// `%b = PHI [x, p] [y, q]` are. Alike is the largest such partition,
+    /// found by splitting the joins of each block until every part's members
+    /// join alike parts (Alpern, Wegman and Zadeck's congruence), so that
+    /// loops whose joins feed each other are seen through.
+    fn join_congruent_joins(&mut self, f: &Function, order: &[Block]) {
+        struct Join {
+            value: u64,
+            block: Block,
+            incoming: Vec<Option<u64>>,
+        }
+        let mut joins = Vec::new();
+        for &b in order {
+            for (&v, &value) in &self.entry[b.index()] {
+                if value == Self::own(b, v) {
+                    let incoming = f.block(b).preds.iter().map(|&p| self.exit_value(p, v)).collect();
+                    joins.push(Join { value, block: b, incoming });
+                }
+            }
+        }
+        let index: FxHashMap<u64, usize> = joins.iter().enumerate().map(|(n, j)| (j.value, n)).collect();
+        let mut part: Vec<usize> = joins.iter().map(|j| j.block.index()).collect();
+        let mut parts = usize::MAX;
+        loop {
+            // A value in the key: a join's part, or any other value itself.
+            let mut ids: FxHashMap<(usize, Vec<Option<(bool, u64)>>), usize> = FxHashMap::default();
+            let split: Vec<usize> = joins
+                .iter()
+                .zip(&part)
+                .map(|(j, &old)| {
+                    let incoming = j
+                        .incoming
+                        .iter()
+                        .map(|x| x.map(|x| index.get(&x).map_or((false, x), |&n| (true, part[n] as u64))));
+                    let next = ids.len();
+                    *ids.entry((old, incoming.collect())).or_insert(next)
+                })
+                .collect();
+            if ids.len() == parts {
+                break;
+            }
+            parts = ids.len();
+            part = split;
+        }
+        let mut first_of_part: FxHashMap<usize, u64> = FxHashMap::default();
+        let alike: FxHashMap<u64, u64> = joins
+            .iter()
+            .zip(&part)
+            .map(|(j, &p)| (j.value, *first_of_part.entry(p).or_insert(j.value)))
+            .collect();
+        for entry in &mut self.entry {
+            for value in entry.values_mut() {
+                if let Some(&first) = alike.get(value) {
+                    *value = first;
+                }
+            }
+        }
+    }
+
+    /// The value `v` leaves `b` with, if `b` is numbered yet.
+    fn exit_value(&self, b: Block, v: VReg) -> Option<u64> {
+        match self.blocks[b.index()].origin_at_exit(v) {
+            Origin::Made(value) => Some(value),
+            Origin::BroughtIn(w) if b.0 == 0 => Some(Self::own(b, w)),
+            Origin::BroughtIn(w) => self.entry[b.index()].get(&w).copied(),
+        }
+    }
+
+    /// The value `v` holds just before instruction `i` of block `b`.
+    fn value_before(&self, b: Block, v: VReg, i: Inst) -> u64 {
+        match self.blocks[b.index()].origin_before(v, i) {
+            Origin::Made(value) => value,
+            Origin::BroughtIn(w) => self.entry[b.index()].get(&w).copied().unwrap_or(Self::own(b, w)),
+        }
+    }
+
+    /// The value `v` holds just after instruction `i` of block `b`.
+    fn value_after(&self, b: Block, v: VReg, i: Inst) -> u64 {
+        self.value_before(b, v, Inst(i.0 + 1))
+    }
+}
+
+/// Copies that write a value their destination already holds, as
+/// `b = COPY x` does once `a = COPY x` ran earlier and `a` and `b` were
+/// merged: deleting them changes no value (LLVM's RegisterCoalescer erases
+/// such copies of identical values too). They may all go at once: the
+/// numbering that shows one redundant holds without the others.
+pub fn copies_of_held_values(f: &Function) -> Vec<Inst> {
+    let values = Values::number(f, &Liveness::compute(f));
+    let mut redundant = Vec::new();
+    for b in f.block_ids() {
+        for i in f.block_insts(b) {
+            if let Some((d, s)) = f.copy_pair(i) {
+                if d != s && values.value_before(b, d, i) == values.value_before(b, s, i) {
+                    redundant.push(i);
+                }
+            }
+        }
+    }
+    redundant
 }
 
 pub struct InterferenceGraph {
@@ -213,15 +384,15 @@ impl InterferenceGraph {
         graph.max_live = census.max_live;
         graph.entries = census.graph_entries;
         let mut live = LiveSet::new(f);
+        let values = Values::number(f, liveness);
         for b in f.block_ids() {
-            let values = BlockValues::number(f, b);
             walk_block_backward(f, liveness, b, &mut live, |i, live_after| {
-                let copied_value = f.copy_pair(i).map(|(d, _)| values.value_after(d, i));
+                let copied_value = f.copy_pair(i).map(|(d, _)| values.value_after(b, d, i));
                 let defs: Vec<VReg> = f.defs(i).collect();
                 for (n, &d) in defs.iter().enumerate() {
                     let Some(class) = f.class_of(d) else { continue };
                     for l in live_after.iter_class(class) {
-                        if l != d && copied_value.is_none_or(|value| values.value_after(l, i) != value) {
+                        if l != d && copied_value.is_none_or(|value| values.value_after(b, l, i) != value) {
                             graph.add_edge(d, l);
                         }
                     }
@@ -288,5 +459,80 @@ impl InterferenceGraph {
 
     pub fn max_live_of(&self, class: RegClass) -> u32 {
         self.max_live[class.index()]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::function::{FunctionBuilder, InstKind};
+
+    /// Two joins into `b3` of what `b1` and `b2` send, then one copy of
+    /// each, both live: `p` and `q` copy `a` in `b1`; in `b2` `p` copies `c`
+    /// and `q` copies what `q_source(c, x)` picks.
+    fn two_joins(q_source: impl Fn(VReg, VReg) -> VReg) -> (InterferenceGraph, [VReg; 4]) {
+        let mut b = FunctionBuilder::new("joins", &["B32"]);
+        let class = RegClass::new(0);
+        let [x, a, c, p, q, s, t] = [(); 7].map(|_| b.vreg(class));
+        let b0 = b.block(0);
+        b.inst(InstKind::Other, &[x], &[]);
+        b.inst(InstKind::Terminator, &[], &[]);
+        let b1 = b.block(0);
+        b.inst(InstKind::Other, &[a], &[]);
+        b.copy(p, a);
+        b.copy(q, a);
+        let b2 = b.block(0);
+        b.inst(InstKind::Other, &[c], &[x]);
+        b.copy(p, c);
+        b.copy(q, q_source(c, x));
+        let b3 = b.block(0);
+        b.copy(s, p);
+        b.copy(t, q);
+        b.inst(InstKind::Other, &[], &[s, t]);
+        for (from, to) in [(b0, b1), (b0, b2), (b1, b3), (b2, b3)] {
+            b.edge(from, to);
+        }
+        let f = b.finish();
+        (InterferenceGraph::build(&f, &Liveness::compute(&f)), [p, q, s, t])
+    }
+
+    #[test]
+    fn copies_of_alike_joins_share_a_value_across_blocks() {
+        let (graph, [p, q, s, t]) = two_joins(|c, _| c);
+        assert!(!graph.interferes(p, q));
+        assert!(!graph.interferes(s, t));
+        assert!(!graph.interferes(s, q));
+    }
+
+    #[test]
+    fn copies_of_joins_that_differ_on_one_path_interfere() {
+        let (graph, [_, _, s, t]) = two_joins(|_, x| x);
+        assert!(graph.interferes(s, t));
+    }
+
+    /// `a` and `b` start as different values and swap on every trip round
+    /// the loop: whatever the joins at its head, they never hold one value.
+    #[test]
+    fn a_swap_round_a_loop_keeps_its_values_apart() {
+        let mut b = FunctionBuilder::new("swap", &["B32"]);
+        let class = RegClass::new(0);
+        let [x, y, t] = [(); 3].map(|_| b.vreg(class));
+        let entry = b.block(0);
+        b.inst(InstKind::Other, &[x], &[]);
+        b.inst(InstKind::Other, &[y], &[]);
+        let head = b.block(1);
+        b.inst(InstKind::Other, &[], &[x, y]);
+        let latch = b.block(1);
+        b.copy(t, x);
+        b.copy(x, y);
+        b.copy(y, t);
+        let exit = b.block(0);
+        b.inst(InstKind::Other, &[], &[x, y]);
+        for (from, to) in [(entry, head), (head, latch), (latch, head), (head, exit)] {
+            b.edge(from, to);
+        }
+        let f = b.finish();
+        let graph = InterferenceGraph::build(&f, &Liveness::compute(&f));
+        assert!(graph.interferes(x, y));
     }
 }

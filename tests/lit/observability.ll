@@ -24,7 +24,7 @@
 
 ; REMARKS: remark: <unknown>:0:0: function acc: phis=5 phis-eliminated=3 phis-kept=2 operands-merged=6 edge-copies=0
 ; REMARKS: remark: <unknown>:0:0: rewrote function acc
-; REMARKS: remark: <unknown>:0:0: function acc: copies-seen=2 copies-coalesced=0 copies-rematerialized=2
+; REMARKS: remark: <unknown>:0:0: function acc: copies-seen=2 copies-coalesced=0 copies-of-held-values=0 copies-rematerialized=2
 ; REMARKS: remark: <unknown>:0:0: rewrote function acc
 ; REMARKS: remark: <unknown>:0:0: function acc: vregs-before=11 vregs-after=9 max-live=9
 
