@@ -16,6 +16,7 @@
 #include "llvm/CodeGen/TargetInstrInfo.h"
 #include "llvm/CodeGen/TargetRegisterInfo.h"
 #include "llvm/CodeGen/TargetSubtargetInfo.h"
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/Support/Regex.h"
 
 using namespace llvm;
@@ -57,31 +58,28 @@ static bool isCheapAluOpcode(StringRef Name) {
 
 // Whether a def may be written before the instruction has read all its uses,
 // so that it must not share a register with any of them: NVRA_OPERAND_EARLY_CLOBBER.
-// LLVM marks inline asm's "=&" outputs so. ptxas, not LLVM, decides when the
-// rest are written, and two kinds need the same care:
-//  - an instruction defining several registers: ptxas may expand it into
-//    several SASS instructions, the first writing part of the result before
-//    the last reads its inputs (wmma.mma m16n16k16 becomes two HMMAs that
-//    both read the A fragment: with the result colored onto A's registers,
-//    HeCBench wmma computed wrong products on an H200);
-//  - an inline asm output: CUDA code's asm is written for compilers that
-//    give every output a register of its own (stock LLVM, nvcc), and its
-//    instruction sequences often write an output before the last input read.
-// A def whose register the instruction also reads (an accumulator
-// RegisterCoalescer already merged, C and D of an mma) is an update in place
-// that stock LLVM made and ptxas handles; it is live across the instruction,
-// so it meets the other uses anyway. A tied def keeps its own rules.
+// LLVM marks inline asm's "=&" outputs so. ptxas, not LLVM, decides when an
+// instruction defining several registers writes them: it may expand it into
+// several SASS instructions, the first writing part of the result before the
+// last reads its inputs (wmma.mma m16n16k16 becomes two HMMAs that both read
+// the A fragment: with the result colored onto A's registers, HeCBench wmma
+// computed wrong products on an H200). An inline asm's other outputs are the
+// core's to judge from the asm text (src/asm.rs). A def whose register the
+// instruction also reads (an accumulator RegisterCoalescer already merged, C
+// and D of an mma) is an update in place that stock LLVM made and ptxas
+// handles; it is live across the instruction, so it meets the other uses
+// anyway. A tied def keeps its own rules.
 static bool isWrittenBeforeAllReads(const MachineInstr &MI,
                                     const MachineOperand &MO) {
   if (!MO.isDef() || MO.isTied())
     return false;
   if (MO.isEarlyClobber())
     return true;
-  if (MI.readsRegister(MO.getReg(), /*TRI=*/nullptr))
+  if (MI.isInlineAsm() || MI.readsRegister(MO.getReg(), /*TRI=*/nullptr))
     return false;
-  return MI.isInlineAsm() || count_if(MI.all_defs(), [](const MachineOperand &D) {
-                               return D.getReg().isVirtual();
-                             }) > 1;
+  return count_if(MI.all_defs(), [](const MachineOperand &D) {
+           return D.getReg().isVirtual();
+         }) > 1;
 }
 
 FlatFunction::FlatFunction(MachineFunction &MF, const MachineLoopInfo &MLI,
@@ -129,6 +127,8 @@ FlatFunction::FlatFunction(MachineFunction &MF, const MachineLoopInfo &MLI,
         I.flags |= NVRA_INST_REMATERIALIZABLE;
       if (isCheapAluOpcode(TII.getName(MI.getOpcode())))
         I.flags |= NVRA_INST_CHEAP;
+      if (MI.isInlineAsm())
+        I.asm_text = MI.getOperand(InlineAsm::MIOp_AsmString).getSymbolName();
       if (!MI.mayLoadOrStore() &&
           any_of(MI.operands(),
                  [](const MachineOperand &MO) { return MO.isFI(); }))
@@ -149,6 +149,10 @@ FlatFunction::FlatFunction(MachineFunction &MF, const MachineLoopInfo &MLI,
         Op.vreg = MO.getReg().virtRegIndex();
         Op.tied_to = NVRA_NONE;
         Op.incoming_block = NVRA_NONE;
+        Op.asm_operand = NVRA_NONE;
+        unsigned AsmOperand;
+        if (MI.isInlineAsm() && MI.findInlineAsmFlagIdx(OpIdx, &AsmOperand) >= 0)
+          Op.asm_operand = AsmOperand;
         // A PHI lists (value, predecessor) pairs after its result.
         if (MI.isPHI() && MO.isUse())
           Op.incoming_block = BlockIndex.lookup(MI.getOperand(OpIdx + 1).getMBB());

@@ -10,6 +10,7 @@ use std::slice;
 use std::sync::Once;
 
 use crate::abi::*;
+use crate::asm;
 use crate::driver::{self, Pass, Verdict};
 use crate::function::{
     Block, BlockData, Function, InstData, InstFlags, InstKind, Operand, OperandFlags, RegClass, VReg,
@@ -284,15 +285,22 @@ unsafe fn function_from_abi(raw: &NvraFunction) -> Function {
             },
             flags: InstFlags::from_bits_truncate(i.flags),
             opcode: i.opcode,
-            operands: operands[i.first_operand as usize..(i.first_operand + i.num_operands) as usize]
-                .iter()
-                .map(|o| Operand {
-                    vreg: VReg(o.vreg),
-                    flags: OperandFlags::from_bits_truncate(o.flags),
-                    tied_to: (o.tied_to != NVRA_NONE).then_some(o.tied_to),
-                    incoming: (o.incoming_block != NVRA_NONE).then_some(Block(o.incoming_block)),
-                })
-                .collect(),
+            operands: {
+                let raw = &operands[i.first_operand as usize..(i.first_operand + i.num_operands) as usize];
+                let mut ops: Vec<Operand> = raw
+                    .iter()
+                    .map(|o| Operand {
+                        vreg: VReg(o.vreg),
+                        flags: OperandFlags::from_bits_truncate(o.flags),
+                        tied_to: (o.tied_to != NVRA_NONE).then_some(o.tied_to),
+                        incoming: (o.incoming_block != NVRA_NONE).then_some(Block(o.incoming_block)),
+                    })
+                    .collect();
+                if !i.asm_text.is_null() {
+                    mark_asm_outputs_written_early(&c_string(i.asm_text), raw, &mut ops);
+                }
+                ops
+            },
         })
         .collect();
     let class_names = array(raw.class_names, raw.num_classes).iter().map(|&p| c_string(p)).collect();
@@ -301,6 +309,32 @@ unsafe fn function_from_abi(raw: &NvraFunction) -> Function {
         .map(|&c| (c != NVRA_NONE).then_some(RegClass(c)))
         .collect();
     Function { name: c_string(raw.name), blocks, insts, vreg_class, class_names }
+}
+
+/// Marks early clobber each output of an inline asm that its text may write
+/// before it has read every input (`asm::output_written_after_inputs`), but
+/// for tied outputs and outputs whose register the asm also reads (both
+/// handled as any instruction's).
+fn mark_asm_outputs_written_early(text: &str, raw: &[NvraOperand], ops: &mut [Operand]) {
+    let numbered = |keep: fn(&Operand) -> bool| -> Vec<u32> {
+        raw.iter()
+            .zip(ops.iter())
+            .filter(|(r, o)| keep(o) && r.asm_operand != NVRA_NONE)
+            .map(|(r, _)| r.asm_operand)
+            .collect()
+    };
+    let inputs = numbered(|o| o.reads());
+    let outputs = numbered(|o| o.is_def());
+    let read: Vec<VReg> = ops.iter().filter(|o| o.reads()).map(|o| o.vreg).collect();
+    for (r, o) in raw.iter().zip(ops.iter_mut()) {
+        if !o.is_def() || o.tied_to.is_some() || o.is_early_clobber() || read.contains(&o.vreg) {
+            continue;
+        }
+        let judged = r.asm_operand != NVRA_NONE;
+        if !judged || !asm::output_written_after_inputs(text, r.asm_operand, &inputs, &outputs) {
+            o.flags |= OperandFlags::EARLY_CLOBBER;
+        }
+    }
 }
 
 fn total(blocks: &[NvraBlock], end: impl Fn(&NvraBlock) -> u32) -> u32 {

@@ -17,6 +17,7 @@ mod abi {
     include!(concat!(env!("OUT_DIR"), "/abi.rs"));
 }
 
+pub mod asm;
 pub mod budget;
 pub mod checker;
 pub mod coalesce;

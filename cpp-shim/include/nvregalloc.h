@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bump on any change to a struct below or to the meaning of a field. */
-#define NVRA_ABI_VERSION 13u
+#define NVRA_ABI_VERSION 14u
 
 /* Sentinel for "no register" / "no tie" in 32-bit index fields. */
 #define NVRA_NONE 0xffffffffu
@@ -63,7 +63,9 @@ typedef enum NvraOperandFlag {
   NVRA_OPERAND_UNDEF = 1u << 2, /* reads no value (LLVM's undef flag) */
   NVRA_OPERAND_SUBREG = 1u << 3, /* names a sub-register index */
   NVRA_OPERAND_EARLY_CLOBBER = 1u << 4, /* a def written before the uses are
-                                           read (inline asm "=&r") */
+                                           read (inline asm "=&r"); for the
+                                           other asm outputs the core reads
+                                           the asm text */
 } NvraOperandFlag;
 
 typedef struct NvraBlock {
@@ -85,6 +87,8 @@ typedef struct NvraInst {
   uint32_t first_operand; /* operands [first_operand, first_operand + num_operands) */
   uint32_t num_operands;
   uint32_t reserved;
+  /* An inline asm's text (LLVM's asm string, operands named $N); else NULL. */
+  const char *asm_text;
 } NvraInst;
 
 /* One virtual-register operand, in the instruction's operand order.
@@ -94,6 +98,7 @@ typedef struct NvraOperand {
   uint32_t flags;     /* NvraOperandFlag bits */
   uint32_t tied_to;   /* index (within this instruction's operands) or NVRA_NONE */
   uint32_t incoming_block; /* a PHI's use: the predecessor it comes from; else NVRA_NONE */
+  uint32_t asm_operand; /* an inline asm's operand: the N of $N; else NVRA_NONE */
 } NvraOperand;
 
 typedef struct NvraFunction {

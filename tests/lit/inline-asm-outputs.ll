@@ -1,5 +1,6 @@
-; An inline asm output never shares a register with the asm's inputs, early
-; clobber or not. CUDA's own math (the Payne-Hanek reduction of sinf/cosf
+; An inline asm output shares no register with the asm's inputs, early
+; clobber or not, where the asm text writes it before it has read every
+; input (src/asm.rs). CUDA's own math (the Payne-Hanek reduction of sinf/cosf
 ; for large arguments) emits this asm with plain "=r" outputs, writing $0
 ; before its second instruction reads $2 again. Colored onto %x's register
 ; (%x dies at the asm), $0 overwrote it: wrong results on the rarely taken
