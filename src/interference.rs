@@ -148,8 +148,10 @@ impl Values {
         let mut part: Vec<usize> = joins.iter().map(|j| j.block.index()).collect();
         let mut parts = usize::MAX;
         loop {
-            // A value in the key: a join's part, or any other value itself.
-            let mut ids: FxHashMap<(usize, Vec<Option<(bool, u64)>>), usize> = FxHashMap::default();
+            // A join's part and, per predecessor, the part of the join it
+            // sends (true, part), or any other value itself (false, value).
+            type Key = (usize, Vec<Option<(bool, u64)>>);
+            let mut ids: FxHashMap<Key, usize> = FxHashMap::default();
             let split: Vec<usize> = joins
                 .iter()
                 .zip(&part)
