@@ -625,6 +625,8 @@ pub struct CorpusArgs {
     pub includes: Vec<String>,
     /// Empty: tests/kernels.
     pub files: Vec<PathBuf>,
+    /// `--mode NAME`, repeatable: only these of `MODES`; empty: all.
+    pub modes: Vec<String>,
 }
 
 impl CorpusArgs {
@@ -636,6 +638,17 @@ impl CorpusArgs {
                 |what: &str| it.next().cloned().ok_or_else(|| Error::Harness(format!("{a} needs a {what}")));
             match a.as_str() {
                 "--fault" => out.fault = true,
+                "--mode" => {
+                    let name = value("mode name")?;
+                    if !MODES.iter().any(|(m, _)| *m == name) {
+                        let known: Vec<&str> = MODES.iter().map(|(m, _)| *m).collect();
+                        return Err(Error::Harness(format!(
+                            "unknown mode {name:?}; modes: {}",
+                            known.join(", ")
+                        )));
+                    }
+                    out.modes.push(name);
+                }
                 "-I" => out.includes.extend(["-I".to_string(), value("folder")?]),
                 "--include" => out.includes.extend(["-include".to_string(), value("file")?]),
                 _ if a.starts_with("-I") => out.includes.push(a.clone()),

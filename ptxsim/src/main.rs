@@ -59,7 +59,16 @@ fn main() -> Result<(), Error> {
         Some("corpus") => {
             let options = harness::CorpusArgs::parse(&args[1..])?;
             tc.includes = options.includes;
-            let modes: &[(&str, &[&str])] = if options.fault { &[harness::FAULT_MODE] } else { MODES };
+            let chosen: Vec<(&str, &[&str])> = MODES
+                .iter()
+                .copied()
+                .filter(|(m, _)| options.modes.iter().any(|n| n.as_str() == *m))
+                .collect();
+            let modes: &[(&str, &[&str])] = match () {
+                _ if options.fault => &[harness::FAULT_MODE],
+                _ if options.modes.is_empty() => MODES,
+                _ => &chosen,
+            };
             let files = if options.files.is_empty() { harness::corpus_files(&tc)? } else { options.files };
             let results = harness::run_parallel(&files, |cu, dir| harness::corpus_file(&tc, cu, dir, modes));
             let (records, failed) = harness::split_failures(&files, results);
