@@ -515,11 +515,12 @@ fn keep_block_defs_apart(f: &Function, coloring: &mut Coloring) {
         }
     }
     let mut next = colors_per_class(f, coloring);
-    // Per (class, color): its parts, each a color and the blocks defining a member.
-    let mut parts: FxHashMap<(RegClass, u32), Vec<(u32, FxHashSet<Block>)>> = FxHashMap::default();
-    for v in 0..f.num_vregs() {
+    // A color and the blocks defining a member of it.
+    type Part = (u32, FxHashSet<Block>);
+    // Per (class, color): its parts.
+    let mut parts: FxHashMap<(RegClass, u32), Vec<Part>> = FxHashMap::default();
+    for (v, blocks) in def_blocks.iter().enumerate() {
         let (Some(c), Some(class)) = (coloring.color[v], f.vreg_class[v]) else { continue };
-        let blocks = &def_blocks[v];
         let parts = parts.entry((class, c)).or_default();
         let color = match parts.iter_mut().find(|(_, defined)| blocks.iter().all(|b| !defined.contains(b))) {
             Some((color, defined)) => {

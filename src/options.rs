@@ -175,10 +175,13 @@ pub mod per_function {
     /// (key, value) pairs per function name.
     type Table = HashMap<String, Vec<(String, String)>>;
 
-    /// Read once per file and run.
-    static TABLES: Mutex<Vec<(PathBuf, Arc<Result<Table, String>>)>> = Mutex::new(Vec::new());
+    /// A file's table, or why it could not be read.
+    type Loaded = Arc<Result<Table, String>>;
 
-    fn table(path: &Path) -> Arc<Result<Table, String>> {
+    /// Read once per file and run.
+    static TABLES: Mutex<Vec<(PathBuf, Loaded)>> = Mutex::new(Vec::new());
+
+    fn table(path: &Path) -> Loaded {
         let mut tables = TABLES.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if let Some((_, t)) = tables.iter().find(|(p, _)| p == path) {
             return t.clone();
