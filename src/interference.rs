@@ -537,4 +537,33 @@ mod tests {
         let graph = InterferenceGraph::build(&f, &Liveness::compute(&f));
         assert!(graph.interferes(x, y));
     }
+
+    /// `r = COPY x` twice, with `r` and `x` live in between: the second
+    /// writes what `r` holds already, unless `x` changed in between.
+    fn copy_twice(redefine_x: bool) -> (Function, Inst) {
+        let mut b = FunctionBuilder::new("held", &["B32"]);
+        let class = RegClass::new(0);
+        let [x, r] = [(); 2].map(|_| b.vreg(class));
+        let head = b.block(0);
+        b.inst(InstKind::Other, &[x], &[]);
+        b.copy(r, x);
+        b.inst(InstKind::Terminator, &[], &[]);
+        let tail = b.block(0);
+        b.inst(InstKind::Other, &[], &[r, x]);
+        if redefine_x {
+            b.inst(InstKind::Other, &[x], &[x]);
+        }
+        let second = b.copy(r, x);
+        b.inst(InstKind::Other, &[], &[r, x]);
+        b.edge(head, tail);
+        (b.finish(), second)
+    }
+
+    #[test]
+    fn a_copy_of_a_value_its_destination_holds_is_found() {
+        let (f, second) = copy_twice(false);
+        assert_eq!(copies_of_held_values(&f), vec![second]);
+        let (f, _) = copy_twice(true);
+        assert!(copies_of_held_values(&f).is_empty());
+    }
 }
