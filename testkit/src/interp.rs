@@ -4,8 +4,8 @@
 //!
 //! # Semantics
 //!
-//! * **Registers.** Every vreg holds a `u64`; all start at 0. Only operands
-//!   that read (`Operand::reads`: not defs, not `UNDEF` uses) are inputs of an
+//! * **Registers.** Every vreg holds a `u64`; all start [`UNDEF`]. Only operands
+//!   that read (`Operand::reads`: not defs, not uses flagged `UNDEF`) are inputs of an
 //!   instruction; every def operand is an output. An instruction reads all its
 //!   inputs before it writes any output, except early-clobber outputs, which
 //!   it first fills with a value of their own ([`CLOBBER`]), as inline
@@ -15,7 +15,14 @@
 //! * **`MoveImm`**: its defs all get the immediate, which is the instruction's
 //!   `opcode` as a `u64`. A rematerialized copy (a clone of the constant's
 //!   instruction) therefore computes the same value as the original.
-//! * **`ImplicitDef`**: its defs get 0.
+//! * **`ImplicitDef`**: its defs get [`UNDEF`].
+//! * **Undefined values.** [`UNDEF`] stands for "any value": what an
+//!   `ImplicitDef` writes, a register never written, a spill slot never
+//!   stored, a PHI's result on an edge it has no operand for, and whatever is
+//!   computed from one (copies keep it; `MoveImm` and parameters never give
+//!   it). A rewrite may give an undefined value any register, so where the
+//!   original has `UNDEF` the rewritten program may have anything; where the
+//!   original has a value the rewritten program must have that value.
 //! * **`SpillStore`** / **`Reload`** (spill code): write their input to, or
 //!   read their def from, spill slot number `opcode` (slots start at 0).
 //! * **`Phi`** (at the head of a block): runs on the edge into its block, not
@@ -78,6 +85,22 @@ pub const OP_IS_ZERO: u32 = 0xFFFF_FF02;
 pub const OP_PARAM: u32 = 0xFFFF_F000;
 const NUM_PARAM_OPCODES: u32 = 256;
 
+/// An undefined value (see the module comment). A real value equal to it
+/// would be taken as undefined: a hash hits it with odds of 2^-64, and the
+/// reserved arithmetic needs 2^58 steps to count down to it from a small
+/// parameter.
+pub const UNDEF: u64 = 0x0DEF_0DEF_0DEF_0DEF;
+
+/// Where the rewritten program's value `got` may stand for the original's
+/// `expected`: anywhere, if `expected` was undefined.
+pub fn agrees(expected: u64, got: u64) -> bool {
+    expected == UNDEF || expected == got
+}
+
+fn all_agree(expected: &[u64], got: &[u64]) -> bool {
+    expected.len() == got.len() && expected.iter().zip(got).all(|(&e, &g)| agrees(e, g))
+}
+
 /// Fuel (block executions) the differential check gives every run.
 pub const DEFAULT_FUEL: u64 = 4_000;
 
@@ -94,6 +117,8 @@ pub enum End {
     Returned(Vec<u64>),
     /// The run was about to execute one block more than its fuel allows.
     OutOfFuel,
+    /// The run was about to branch on an undefined value.
+    UndefinedBranch,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -109,28 +134,37 @@ impl Outcome {
         matches!(self.end, End::Returned(_))
     }
 
-    /// Where two outcomes first differ, in words (`None` if they are equal).
-    pub fn difference(&self, other: &Outcome) -> Option<String> {
-        if self == other {
-            return None;
-        }
-        for (n, (a, b)) in self.trace.iter().zip(&other.trace).enumerate() {
-            if a != b {
+    /// Where the outcome `got` of a rewritten run fails to agree with this
+    /// one, the original's, in words (`None` if it agrees): equal but for
+    /// values undefined in the original, and after a branch on an undefined
+    /// value, anything.
+    pub fn difference(&self, got: &Outcome) -> Option<String> {
+        for (n, (a, b)) in self.trace.iter().zip(&got.trace).enumerate() {
+            if a.opcode != b.opcode || !all_agree(&a.values, &b.values) {
                 return Some(format!("trace event {n} differs: {a:?} vs {b:?}"));
             }
         }
-        if self.trace.len() != other.trace.len() {
+        let cut_short = self.end == End::UndefinedBranch;
+        if got.trace.len() < self.trace.len() || (!cut_short && got.trace.len() > self.trace.len()) {
             return Some(format!(
                 "traces agree on {} events, then one has {} and the other {}",
-                self.trace.len().min(other.trace.len()),
+                self.trace.len().min(got.trace.len()),
                 self.trace.len(),
-                other.trace.len()
+                got.trace.len()
             ));
         }
-        if self.end != other.end {
-            return Some(format!("end differs: {:?} vs {:?}", self.end, other.end));
+        if cut_short {
+            return None;
         }
-        Some(format!("blocks executed differ: {} vs {}", self.blocks, other.blocks))
+        let ends_agree = match (&self.end, &got.end) {
+            (End::Returned(a), End::Returned(b)) => all_agree(a, b),
+            (a, b) => a == b,
+        };
+        if !ends_agree {
+            return Some(format!("end differs: {:?} vs {:?}", self.end, got.end));
+        }
+        (self.blocks != got.blocks)
+            .then(|| format!("blocks executed differ: {} vs {}", self.blocks, got.blocks))
     }
 }
 
@@ -166,6 +200,8 @@ pub struct Reads {
     /// (instruction, start of its values in `values`).
     pub executed: Vec<(Inst, u32)>,
     pub values: Vec<u64>,
+    /// The run ended at a branch on an undefined value.
+    pub cut_short: bool,
 }
 
 impl Reads {
@@ -195,7 +231,9 @@ pub fn run_with_reads(f: &Function, params: &[u64], fuel: u64) -> (Outcome, Read
 /// Checks the strongest property a rewrite promises (the checker's): every
 /// instruction of the original that the rewrite keeps as it is (not deleted,
 /// not rematerialized) reads, in a run of the rewritten function, the values
-/// it read in the same run of the original. `original` and `rewritten` are
+/// it read in the same run of the original (values undefined there match
+/// anything, and after a branch on an undefined value the rewritten run may
+/// go its own way). `original` and `rewritten` are
 /// the reads of runs of `f` and of `rewrite.apply(f)` with the same inputs.
 pub fn reads_agree(
     f: &Function,
@@ -222,7 +260,7 @@ pub fn reads_agree(
         .filter(|&(i, _)| kept(i));
     for (n, (i, values)) in ours.enumerate() {
         match theirs.next() {
-            Some((j, got)) if j == i && got == values => {}
+            Some((j, got)) if j == i && all_agree(values, got) => {}
             Some((j, got)) if j == i => {
                 return Err(format!(
                     "execution {n} of kept instructions: {i:?} read {got:?} instead of {values:?}"
@@ -235,13 +273,15 @@ pub fn reads_agree(
         }
     }
     match theirs.next() {
-        Some((j, _)) => Err(format!("the rewritten run executed {j:?} and more after the original stopped")),
-        None => Ok(()),
+        Some((j, _)) if !original.cut_short => {
+            Err(format!("the rewritten run executed {j:?} and more after the original stopped"))
+        }
+        _ => Ok(()),
     }
 }
 
 fn run_inner(f: &Function, params: &[u64], fuel: u64, mut reads: Option<&mut Reads>) -> Outcome {
-    let mut regs = vec![0u64; f.num_vregs()];
+    let mut regs = vec![UNDEF; f.num_vregs()];
     let mut slots: rustc_hash::FxHashMap<u32, u64> = Default::default();
     let mut trace = Vec::new();
     let mut inputs: Vec<u64> = Vec::new();
@@ -280,16 +320,17 @@ fn run_inner(f: &Function, params: &[u64], fuel: u64, mut reads: Option<&mut Rea
                 let value = match data.kind {
                     InstKind::Copy if defs.len() == 1 && inputs.len() == 1 => inputs[0],
                     InstKind::MoveImm => u64::from(data.opcode),
-                    InstKind::ImplicitDef => 0,
-                    InstKind::Reload => slots.get(&data.opcode).copied().unwrap_or(0),
+                    InstKind::ImplicitDef => UNDEF,
+                    InstKind::Reload => slots.get(&data.opcode).copied().unwrap_or(UNDEF),
+                    _ if k == 0 && (OP_PARAM..OP_PARAM + NUM_PARAM_OPCODES).contains(&data.opcode) => {
+                        params.get((data.opcode - OP_PARAM) as usize).copied().unwrap_or(0)
+                    }
+                    _ if inputs.contains(&UNDEF) => UNDEF,
                     _ if k == 0 && data.opcode == OP_DEC => {
                         inputs.first().copied().unwrap_or(0).wrapping_sub(1)
                     }
                     _ if k == 0 && data.opcode == OP_IS_ZERO => {
                         u64::from(inputs.first().copied().unwrap_or(0) == 0)
-                    }
-                    _ if k == 0 && (OP_PARAM..OP_PARAM + NUM_PARAM_OPCODES).contains(&data.opcode) => {
-                        params.get((data.opcode - OP_PARAM) as usize).copied().unwrap_or(0)
                     }
                     _ => hashed_def(data.opcode, k, &inputs),
                 };
@@ -311,6 +352,12 @@ fn run_inner(f: &Function, params: &[u64], fuel: u64, mut reads: Option<&mut Rea
                 return Outcome { trace, end: End::Returned(returned), blocks: executed };
             }
             1 => succs[0],
+            _ if branch_value == UNDEF => {
+                if let Some(reads) = reads.as_deref_mut() {
+                    reads.cut_short = true;
+                }
+                return Outcome { trace, end: End::UndefinedBranch, blocks: executed };
+            }
             n => succs[(branch_value % n as u64) as usize],
         };
         take_edge(f, block, next, &mut regs, &mut phi_values, reads.as_deref_mut());
@@ -320,7 +367,7 @@ fn run_inner(f: &Function, params: &[u64], fuel: u64, mut reads: Option<&mut Rea
 
 /// Runs the PHIs of `to` for the edge from `from`: all read the value their
 /// operand for `from` names, then all write (a parallel copy). A PHI with no
-/// operand for `from` reads 0.
+/// operand for `from` reads [`UNDEF`].
 fn take_edge(
     f: &Function,
     from: Block,
@@ -335,7 +382,7 @@ fn take_edge(
         let value = operands
             .iter()
             .find(|o| o.reads() && o.incoming == Some(from))
-            .map_or(0, |o| regs[o.vreg.index()]);
+            .map_or(UNDEF, |o| regs[o.vreg.index()]);
         if let Some(reads) = reads.as_deref_mut() {
             reads.executed.push((i, reads.values.len() as u32));
             reads.values.push(value);
@@ -541,6 +588,9 @@ pub struct Activity {
     pub renamed: u64,
     /// Original programs that ran out of fuel.
     pub out_of_fuel: u64,
+    /// Original programs that branched on an undefined value (compared up
+    /// to that branch only).
+    pub undefined_branch: u64,
     /// Spill code instructions (stores, reloads, rematerializations).
     pub spill_ops: u64,
     /// Budget-mode runs that refused a program as not fitting (one
@@ -559,6 +609,7 @@ impl Activity {
         self.edge_copies += other.edge_copies;
         self.renamed += other.renamed;
         self.out_of_fuel += other.out_of_fuel;
+        self.undefined_branch += other.undefined_branch;
         self.spill_ops += other.spill_ops;
         self.did_not_fit += other.did_not_fit;
     }
@@ -576,8 +627,12 @@ pub fn check_modes(
     modes: &[Mode],
 ) -> Result<Activity, Box<Failure>> {
     let (expected, expected_reads) = run_with_reads(f, params, fuel);
-    let mut activity =
-        Activity { programs: 1, out_of_fuel: u64::from(!expected.finished()), ..Activity::default() };
+    let mut activity = Activity {
+        programs: 1,
+        out_of_fuel: u64::from(expected.end == End::OutOfFuel),
+        undefined_branch: u64::from(expected.end == End::UndefinedBranch),
+        ..Activity::default()
+    };
     'modes: for mode in modes {
         let mut current = f.clone();
         // What `current` reads, when it is not `f`.
@@ -749,6 +804,34 @@ mod tests {
             opcode: 7,
             operands: uses.iter().map(|&v| Operand::use_of(v)).collect(),
         });
+    }
+
+    /// A stored undefined value matches anything in a rewritten run, but not
+    /// the other way round; a branch on one ends the run, after which a
+    /// rewritten run may do anything.
+    #[test]
+    fn undefined_values_match_anything_and_a_branch_on_one_ends_the_run() {
+        let mut b = FunctionBuilder::new("undefined", &["B32"]);
+        let c = RegClass(0);
+        let (u, k) = (b.vreg(c), b.vreg(c));
+        let entry = b.block(0);
+        b.inst(InstKind::ImplicitDef, &[u], &[]);
+        imm(&mut b, k, 5);
+        store(&mut b, &[u, k]);
+        b.inst(InstKind::Terminator, &[], &[u]);
+        let (left, right) = (b.block(0), b.block(0));
+        b.edge(entry, left);
+        b.edge(entry, right);
+        let f = b.finish();
+        let out = run(&f, &[], 100);
+        assert_eq!(out.trace, vec![Event { opcode: 7, values: vec![UNDEF, 5] }]);
+        assert_eq!(out.end, End::UndefinedBranch);
+        let with =
+            |values: Vec<u64>, end| Outcome { trace: vec![Event { opcode: 7, values }], end, blocks: 2 };
+        assert_eq!(out.difference(&with(vec![9, 5], End::Returned(vec![]))), None);
+        assert!(out.difference(&with(vec![9, 6], End::Returned(vec![]))).is_some());
+        let defined = with(vec![9, 5], End::Returned(vec![]));
+        assert!(defined.difference(&with(vec![UNDEF, 5], End::Returned(vec![]))).is_some());
     }
 
     #[test]
