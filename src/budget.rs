@@ -30,7 +30,7 @@ use crate::color::{
     adopt_greedy_classes, color_representatives, coloring_stats, referenced_vregs, Briggs, Coloring,
 };
 use crate::function::{Function, Inst, InstKind, VReg};
-use crate::interference::InterferenceGraph;
+use crate::interference::{ImplicitDefs, InterferenceGraph};
 use crate::liveness::Liveness;
 use crate::options::Options;
 use crate::rewrite::{Method, PassOutcome, PhaseTimes, Stat};
@@ -46,8 +46,9 @@ pub fn allocate(f: &Function, options: &Options, budget: u32) -> Result<PassOutc
     let mut phases = PhaseTimes::default();
     let colored = Options { k: budget, ..options.clone() };
     let liveness = phases.time("liveness", || Liveness::compute(f));
-    let built =
-        phases.time("interference", || InterferenceGraph::build_within(f, &liveness, options.graph_limit));
+    let built = phases.time("interference", || {
+        InterferenceGraph::build_within(f, &liveness, options.graph_limit, ImplicitDefs::Write)
+    });
     let original_graph = match built {
         Ok(graph) => graph,
         Err(census) => return Err(census.over(options.graph_limit)),
@@ -63,8 +64,9 @@ pub fn allocate(f: &Function, options: &Options, budget: u32) -> Result<PassOutc
         let code = phases.time("spill code", || spill::insert_spill_code(f, &original_graph, &decisions));
         let (w, origin) = code.rewrite.apply(f);
         let live = phases.time("liveness", || Liveness::compute(&w));
-        let built =
-            phases.time("interference", || InterferenceGraph::build_within(&w, &live, options.graph_limit));
+        let built = phases.time("interference", || {
+            InterferenceGraph::build_within(&w, &live, options.graph_limit, ImplicitDefs::Write)
+        });
         let graph = match built {
             Ok(graph) => graph,
             Err(census) => return Err(census.over(options.graph_limit)),

@@ -11,7 +11,9 @@
 //! two things stay together only if they were together on both paths; the
 //! function's entry and blocks no path reaches start with every location
 //! holding all the vregs renamed to it (values read there without a def are
-//! undefined in the original too). Classes rather than (location, vreg)
+//! undefined in the original too). For the same reason a deleted
+//! `IMPLICIT_DEF`, and a deleted PHI on an edge it has no operand for, gives
+//! its vreg whatever its register holds. Classes rather than (location, vreg)
 //! pairs keep the cost linear where one value has many copies.
 //!
 //! Spill code adds locations: each spill slot is one, after the registers. A
@@ -102,6 +104,19 @@ impl State {
             Some(c) => self.vreg.insert(v, c),
             None => self.vreg.remove(&v),
         };
+    }
+
+    /// The class of what `location` holds, made if it was unknown (it holds
+    /// something, whatever it is).
+    fn class_at_or_fresh(&mut self, location: VReg) -> Class {
+        match self.class_at(location) {
+            Some(c) => c,
+            None => {
+                let c = self.fresh();
+                self.put(location, Some(c));
+                c
+            }
+        }
     }
 
     /// The class of `v`, made if `v`'s value was unknown (it is known to be
@@ -352,14 +367,7 @@ fn take_edge(
             let class = match value {
                 Some(v) => exit.class_of(v),
                 // Undefined: whatever the result's register holds will do.
-                None => {
-                    let location = rewrite.renamed(result);
-                    Some(state.class_at(location).unwrap_or_else(|| {
-                        let c = state.fresh();
-                        state.put(location, Some(c));
-                        c
-                    }))
-                }
+                None => Some(state.class_at_or_fresh(rewrite.renamed(result))),
             };
             aliases.push((result, class));
             continue;
@@ -526,6 +534,15 @@ fn step(
         let class = state.class_of_or_fresh(src);
         state.put(at(dst), Some(class));
         state.assign(dst, Some(class));
+        return Ok(());
+    }
+
+    if deleted.contains(&i) && data.kind == InstKind::ImplicitDef {
+        // An undefined value may be whatever its register holds.
+        for o in data.operands.iter().filter(|o| o.is_def()) {
+            let class = state.class_at_or_fresh(at(o.vreg));
+            state.assign(o.vreg, Some(class));
+        }
         return Ok(());
     }
 

@@ -23,8 +23,10 @@ use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 use std::ffi::CStr;
 
-use crate::function::{Function, Inst, InstFlags, InstKind, VReg};
-use crate::interference::{copies_of_held_values, InterferenceGraph};
+use crate::function::{Block, Function, Inst, InstFlags, InstKind, VReg};
+use crate::interference::{
+    copies_of_held_values, implicit_defs_overtaken, stand_ins, ImplicitDefs, InterferenceGraph, StandIns,
+};
 use crate::liveness::Liveness;
 use crate::options::{CoalesceMode, Options};
 use crate::rewrite::{KeptCopy, Method, PassOutcome, PhaseTimes, Remat, Rewrite, Stat};
@@ -69,10 +71,20 @@ pub fn vreg_weights(f: &Function) -> Vec<f64> {
     weights
 }
 
+/// Where a copy comes in the order candidates are tried, smaller first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Turn {
+    /// CICC's: by destination register number (then heavier first).
+    Register(VReg),
+    /// LLVM's RegisterCoalescer's: by the block's place in
+    /// [`blocks_in_stock_order`] (then heavier first).
+    Block(u32),
+}
+
 #[derive(Clone, Copy, Debug)]
 struct Candidate {
-    /// Min-heap key: the copy's destination register number.
-    register: VReg,
+    /// Min-heap key.
+    turn: Turn,
     weight: f64,
     inst: Inst,
     dst: VReg,
@@ -91,11 +103,11 @@ impl PartialOrd for Candidate {
     }
 }
 impl Ord for Candidate {
-    /// Smaller comes first: lower register number, then higher weight, then
-    /// program order.
+    /// Smaller comes first: earlier turn, then higher weight, then program
+    /// order.
     fn cmp(&self, other: &Self) -> Ordering {
-        self.register
-            .cmp(&other.register)
+        self.turn
+            .cmp(&other.turn)
             .then_with(|| other.weight.total_cmp(&self.weight))
             .then_with(|| self.inst.cmp(&other.inst))
     }
@@ -123,20 +135,141 @@ pub fn conservative_test(graph: &InterferenceGraph, u: VReg, v: VReg, options: &
 pub fn coalesce(f: &Function, options: &Options) -> PassOutcome {
     let mut phases = PhaseTimes::default();
     let liveness = phases.time("liveness", || Liveness::compute(f));
-    let built =
-        phases.time("interference", || InterferenceGraph::build_within(f, &liveness, options.graph_limit));
-    let mut graph = match built {
-        Ok(graph) => graph,
-        // Stock's coalescing stands: after stock it ran, and in replace-stock
-        // the gate let it run where the graph was past half the limit.
-        Err(census) => return PassOutcome::guarded(f, &census, options.graph_limit, phases),
+    // Standing in for LLVM's RegisterCoalescer, join undefined values as it
+    // does. After it, leave them apart: a register undefined on some path is
+    // one ptxas may fill as it likes (`Function::undefined_values`).
+    let replace_stock = options.coalesce_mode == CoalesceMode::ReplaceStock;
+    let mut stand_ins = if replace_stock {
+        phases.time("stand-ins", || stand_ins(f, &liveness))
+    } else {
+        StandIns::default()
     };
-    let worklist_start = std::time::Instant::now();
+    let mut attempts = 0;
+    let (mut rewrite, mut kept, joined) = loop {
+        let implicit_defs =
+            if replace_stock { ImplicitDefs::Vanish(&stand_ins) } else { ImplicitDefs::Write };
+        let built = phases.time("interference", || {
+            InterferenceGraph::build_within(f, &liveness, options.graph_limit, implicit_defs)
+        });
+        let mut graph = match built {
+            Ok(graph) => graph,
+            // Stock's coalescing stands: after stock it ran, and in replace-stock
+            // the gate let it run where the graph was past half the limit.
+            Err(census) => return PassOutcome::guarded(f, &census, options.graph_limit, phases),
+        };
+        let worklist_start = std::time::Instant::now();
+        let (rewrite, kept, joined) = if replace_stock {
+            // Which copies win where several compete for one register
+            // depends on the order they are tried in; keep the order that
+            // leaves fewer.
+            let by_register = join(f, options, &mut graph.clone(), Order::Register);
+            let as_stock = join(f, options, &mut graph, Order::Stock);
+            if as_stock.1.len() < by_register.1.len() {
+                as_stock
+            } else {
+                by_register
+            }
+        } else {
+            join(f, options, &mut graph, Order::Register)
+        };
+        phases.0.push(("worklist", worklist_start.elapsed()));
+        // A stand-in holds where its vreg and the IMPLICIT_DEF's share a
+        // register; coalesce again without those that do not.
+        let assumed = stand_ins.len();
+        stand_ins.retain(|&i, w| f.defs(i).all(|v| rewrite.renamed(v) == rewrite.renamed(*w)));
+        if stand_ins.len() == assumed {
+            break (rewrite, kept, joined);
+        }
+        attempts += 1;
+        if attempts == MAX_STAND_IN_ATTEMPTS {
+            stand_ins.clear();
+        }
+    };
+    let overtaken = implicit_defs_overtaken(f, &liveness, &rewrite);
+    rewrite.deleted.extend(&overtaken);
+    rewrite.deleted.sort();
+    let stay: Vec<Inst> = kept
+        .iter()
+        .filter(|(_, r)| matches!(r, KeepReason::Interference | KeepReason::Conservative))
+        .map(|&(i, _)| i)
+        .collect();
+    phases.time("rematerialize", || rematerialize_constant_copies(f, &stay, &mut rewrite));
+    kept.retain(|(i, _)| rewrite.remats.binary_search_by_key(i, |r| r.copy).is_err());
+    // Last, so that the constants copies of held values read stay defined.
+    let held = phases.time("held values", || {
+        let (merged, origin) = rewrite.apply(f);
+        copies_of_held_values(&merged).into_iter().filter_map(|i| origin[i.index()]).collect::<Vec<Inst>>()
+    });
+    rewrite.deleted.extend(&held);
+    rewrite.deleted.sort();
+    kept.retain(|(i, _)| held.binary_search(i).is_err());
+
+    let count = |reason| kept.iter().filter(|&&(_, r)| r == reason).count() as u64;
+    let copies_deleted = rewrite.deleted.iter().filter(|&&i| f.inst(i).kind == InstKind::Copy).count() as u64;
+    let others_deleted = rewrite.deleted.len() as u64 - copies_deleted - overtaken.len() as u64;
+    let stats = [
+        (c"copies-seen", joined.copies_seen),
+        (c"copies-coalesced", copies_deleted - held.len() as u64),
+        (c"copies-of-held-values", held.len() as u64),
+        (c"copies-rematerialized", rewrite.remats.len() as u64),
+        (c"constants-deleted", others_deleted),
+        (c"implicit-defs-overtaken", overtaken.len() as u64),
+        (c"merges", joined.merges),
+        (c"rounds", joined.rounds),
+        (c"kept-interference", count(KeepReason::Interference)),
+        (c"kept-register-class", count(KeepReason::RegisterClass)),
+        (c"kept-conservative", count(KeepReason::Conservative)),
+        (c"kept-frame-address", count(KeepReason::FrameAddress)),
+        (c"kept-copy-limit", count(KeepReason::CopyLimit)),
+        (c"kept-coalesce-limit", count(KeepReason::CoalesceLimit)),
+        (c"graph-entries", joined.graph_entries),
+    ]
+    .map(|(name, value)| Stat { name, value })
+    .to_vec();
+    let kept_copies =
+        kept.into_iter().map(|(inst, reason)| KeptCopy { inst, reason: reason.describe() }).collect();
+    PassOutcome { rewrite, stats, kept_copies, phases, method: Some(Method::Graph), note: None }
+}
+
+/// What one round of joining did, for the pass's statistics.
+struct Joined {
+    copies_seen: u64,
+    merges: u64,
+    rounds: u64,
+    graph_entries: u64,
+}
+
+/// Rounds of coalescing with stand-ins for undefined values before the last,
+/// without any.
+const MAX_STAND_IN_ATTEMPTS: u32 = 2;
+
+/// The order copies are tried in (see [`Turn`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Order {
+    Register,
+    Stock,
+}
+
+/// Joins the copies of `f` the graph allows, trying them in `order`: the
+/// rename, and the copies kept with why.
+fn join(
+    f: &Function,
+    options: &Options,
+    graph: &mut InterferenceGraph,
+    order: Order,
+) -> (Rewrite, Vec<(Inst, KeepReason)>, Joined) {
+    let conservative = options.coalesce_mode != CoalesceMode::ReplaceStock;
     let weights = vreg_weights(f);
 
     let mut kept = Vec::new();
     let mut primary = CandidateHeap::new();
     let mut copies_seen = 0u64;
+    let mut stock_rank = vec![0u32; f.blocks.len()];
+    if order == Order::Stock {
+        for (rank, b) in blocks_in_stock_order(f).into_iter().enumerate() {
+            stock_rank[b.index()] = rank as u32;
+        }
+    }
     for b in f.block_ids() {
         let frequency = if options.block_freq_bias { f.block(b).frequency } else { 1.0 };
         for i in f.block_insts(b) {
@@ -146,8 +279,12 @@ pub fn coalesce(f: &Function, options: &Options) -> PassOutcome {
             copies_seen += 1;
             match f.copy_pair(i) {
                 Some((dst, src)) => primary.push(Reverse(Candidate {
-                    register: dst,
-                    weight: (weights[dst.index()] + weights[src.index()]) * frequency,
+                    turn: if conservative { Turn::Register(dst) } else { Turn::Block(stock_rank[b.index()]) },
+                    weight: if conservative {
+                        (weights[dst.index()] + weights[src.index()]) * frequency
+                    } else {
+                        0.0
+                    },
                     inst: i,
                     dst,
                     src,
@@ -164,7 +301,6 @@ pub fn coalesce(f: &Function, options: &Options) -> PassOutcome {
         primary = sorted.into_iter().collect();
     }
 
-    let conservative = options.coalesce_mode != CoalesceMode::ReplaceStock;
     // Per set (at its root): whether it holds a frame address, and how many
     // instructions write it, a merged copy no longer counted (an
     // over-estimate where other copies also join the two sets). A frame
@@ -190,7 +326,7 @@ pub fn coalesce(f: &Function, options: &Options) -> PassOutcome {
                 Some(KeepReason::FrameAddress)
             } else if graph.interferes(ru, rv) {
                 Some(KeepReason::Interference)
-            } else if conservative && !conservative_test(&graph, ru, rv, options) {
+            } else if conservative && !conservative_test(graph, ru, rv, options) {
                 Some(KeepReason::Conservative)
             } else {
                 None
@@ -238,46 +374,21 @@ pub fn coalesce(f: &Function, options: &Options) -> PassOutcome {
     );
     rewrite.deleted = rewrite.redundant_after_renaming(f);
     kept.sort_by_key(|&(i, _)| i);
-    let stay: Vec<Inst> = kept
-        .iter()
-        .filter(|(_, r)| matches!(r, KeepReason::Interference | KeepReason::Conservative))
-        .map(|&(i, _)| i)
-        .collect();
-    phases.0.push(("worklist", worklist_start.elapsed()));
-    phases.time("rematerialize", || rematerialize_constant_copies(f, &stay, &mut rewrite));
-    kept.retain(|(i, _)| rewrite.remats.binary_search_by_key(i, |r| r.copy).is_err());
-    // Last, so that the constants copies of held values read stay defined.
-    let held = phases.time("held values", || {
-        let (merged, origin) = rewrite.apply(f);
-        copies_of_held_values(&merged).into_iter().filter_map(|i| origin[i.index()]).collect::<Vec<Inst>>()
-    });
-    rewrite.deleted.extend(&held);
-    rewrite.deleted.sort();
-    kept.retain(|(i, _)| held.binary_search(i).is_err());
+    (rewrite, kept, Joined { copies_seen, merges, rounds, graph_entries: graph.entries })
+}
 
-    let count = |reason| kept.iter().filter(|&&(_, r)| r == reason).count() as u64;
-    let copies_deleted = rewrite.deleted.iter().filter(|&&i| f.inst(i).kind == InstKind::Copy).count() as u64;
-    let stats = [
-        (c"copies-seen", copies_seen),
-        (c"copies-coalesced", copies_deleted - held.len() as u64),
-        (c"copies-of-held-values", held.len() as u64),
-        (c"copies-rematerialized", rewrite.remats.len() as u64),
-        (c"constants-deleted", rewrite.deleted.len() as u64 - copies_deleted),
-        (c"merges", merges),
-        (c"rounds", rounds),
-        (c"kept-interference", count(KeepReason::Interference)),
-        (c"kept-register-class", count(KeepReason::RegisterClass)),
-        (c"kept-conservative", count(KeepReason::Conservative)),
-        (c"kept-frame-address", count(KeepReason::FrameAddress)),
-        (c"kept-copy-limit", count(KeepReason::CopyLimit)),
-        (c"kept-coalesce-limit", count(KeepReason::CoalesceLimit)),
-        (c"graph-entries", graph.entries),
-    ]
-    .map(|(name, value)| Stat { name, value })
-    .to_vec();
-    let kept_copies =
-        kept.into_iter().map(|(inst, reason)| KeptCopy { inst, reason: reason.describe() }).collect();
-    PassOutcome { rewrite, stats, kept_copies, phases, method: Some(Method::Graph), note: None }
+/// The blocks in the order LLVM's RegisterCoalescer visits them: deeper in
+/// loops first, then more CFG edges (the hardest copies while live ranges
+/// are short), then by number. (It takes blocks that split a critical edge
+/// early too; ours are not the blocks it saw, and taking them early here
+/// joins worse.)
+fn blocks_in_stock_order(f: &Function) -> Vec<Block> {
+    let mut order: Vec<Block> = f.block_ids().collect();
+    order.sort_by_key(|&b| {
+        let data = f.block(b);
+        (Reverse(data.loop_depth), Reverse(data.preds.len() + data.succs.len()), b)
+    });
+    order
 }
 
 /// A constant: a move-immediate (LLVM's isMoveImmediate) with no side
@@ -391,7 +502,7 @@ mod tests {
     #[test]
     fn candidates_pop_by_register_then_weight_then_position() {
         let c = |register, weight, inst| Candidate {
-            register: VReg(register),
+            turn: Turn::Register(VReg(register)),
             weight,
             inst: Inst(inst),
             dst: VReg(register),
@@ -403,6 +514,48 @@ mod tests {
             .collect();
         let order: Vec<u32> = std::iter::from_fn(|| heap.pop().map(|Reverse(c)| c.inst.0)).collect();
         assert_eq!(order, [2, 3, 1, 4, 0]);
+    }
+
+    /// A loop with a bypass: `acc` is 0 and `last` undefined on the bypass,
+    /// both the loop's sum after it. In replace-stock, as in LLVM's
+    /// RegisterCoalescer, all of them share one register and the
+    /// IMPLICIT_DEF goes (the register holds 0 there); after stock, `last`
+    /// keeps a register of its own.
+    #[test]
+    fn an_undefined_value_on_a_loop_bypass_joins_the_value_beside_it() {
+        let mut b = FunctionBuilder::new("bypass", &["B32"]);
+        let [zero, acc, last, sum, x, a, l] = std::array::from_fn(|_| b.vreg(RegClass(0)));
+        let entry = b.block(0);
+        b.inst(InstKind::MoveImm, &[zero], &[]);
+        b.copy(acc, zero);
+        let undefined = b.inst(InstKind::ImplicitDef, &[last], &[]);
+        b.copy(sum, zero);
+        b.inst(InstKind::Terminator, &[], &[zero]);
+        let body = b.block(1);
+        b.inst(InstKind::Other, &[x], &[sum]);
+        b.copy(sum, x);
+        b.copy(acc, x);
+        b.copy(last, x);
+        b.inst(InstKind::Terminator, &[], &[x]);
+        let exit = b.block(0);
+        b.copy(a, acc);
+        b.copy(l, last);
+        b.inst(InstKind::Other, &[], &[a, l]);
+        for (from, to) in [(entry, body), (entry, exit), (body, body), (body, exit)] {
+            b.edge(from, to);
+        }
+        let f = b.finish();
+        let replace =
+            coalesce(&f, &Options { coalesce_mode: CoalesceMode::ReplaceStock, ..Options::default() });
+        let rewrite = &replace.rewrite;
+        assert!([acc, last, sum, x, a, l].iter().all(|&v| rewrite.renamed(v) == rewrite.renamed(zero)));
+        assert!(rewrite.deleted.contains(&undefined));
+        assert_eq!(replace.stat("implicit-defs-overtaken"), Some(1));
+        crate::checker::check(&f, rewrite).unwrap();
+        let after = coalesce(&f, &Options::default());
+        assert_ne!(after.rewrite.renamed(last), after.rewrite.renamed(acc));
+        assert!(!after.rewrite.deleted.contains(&undefined));
+        crate::checker::check(&f, &after.rewrite).unwrap();
     }
 
     fn chain() -> (Function, [VReg; 4]) {

@@ -19,7 +19,7 @@ use priority_queue::PriorityQueue;
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 
 use crate::function::{Block, Function, Inst, RegClass, VReg};
-use crate::interference::InterferenceGraph;
+use crate::interference::{ImplicitDefs, InterferenceGraph};
 use crate::options::Options;
 
 type Heap<K> = PriorityQueue<VReg, K, FxBuildHasher>;
@@ -596,8 +596,9 @@ pub fn color(f: &Function, options: &Options) -> crate::rewrite::PassOutcome {
     use crate::rewrite::{Method, PassOutcome, PhaseTimes, Rewrite};
     let mut phases = PhaseTimes::default();
     let liveness = phases.time("liveness", || crate::liveness::Liveness::compute(f));
-    let built =
-        phases.time("interference", || InterferenceGraph::build_within(f, &liveness, options.graph_limit));
+    let built = phases.time("interference", || {
+        InterferenceGraph::build_within(f, &liveness, options.graph_limit, ImplicitDefs::Write)
+    });
     let nodes = referenced_vregs(f);
     let (mut coloring, max_live, entries, method) = match built {
         Ok(graph) => {

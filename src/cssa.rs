@@ -27,7 +27,7 @@
 use rustc_hash::FxHashSet;
 
 use crate::function::{Block, Function, Inst, VReg};
-use crate::interference::InterferenceGraph;
+use crate::interference::{ImplicitDefs, InterferenceGraph};
 use crate::liveness::Liveness;
 use crate::options::Options;
 use crate::rewrite::{EdgeCopy, Method, PassOutcome, Rewrite, Stat};
@@ -175,9 +175,9 @@ pub fn coalesce_phis(f: &Function, options: &Options) -> PassOutcome {
         return outcome;
     }
     let liveness = outcome.phases.time("liveness", || Liveness::compute(f));
-    let built = outcome
-        .phases
-        .time("interference", || InterferenceGraph::build_within(f, &liveness, options.graph_limit));
+    let built = outcome.phases.time("interference", || {
+        InterferenceGraph::build_within(f, &liveness, options.graph_limit, ImplicitDefs::Write)
+    });
     let graph = match built {
         Ok(graph) => graph,
         // PHI elimination lowers the PHIs as it does without this pass.

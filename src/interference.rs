@@ -20,8 +20,9 @@
 use fixedbitset::FixedBitSet;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::function::{Block, Function, Inst, RegClass, VReg};
+use crate::function::{Block, Function, Inst, InstKind, RegClass, VReg};
 use crate::liveness::{walk_block_backward, LiveSet, Liveness};
+use crate::rewrite::Rewrite;
 
 /// Where the value of a def in a block comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,10 +41,11 @@ struct BlockDefs {
 }
 
 impl BlockDefs {
-    fn number(f: &Function, b: Block, next: &mut u64) -> Self {
+    fn number(f: &Function, b: Block, next: &mut u64, stand_ins: &StandIns) -> Self {
         let mut block = Self { defs: FxHashMap::default() };
         for i in f.block_insts(b) {
-            let copied = f.copy_pair(i).map(|(_, src)| block.origin_before(src, i));
+            let source = f.copy_pair(i).map(|(_, src)| src).or_else(|| stand_ins.get(&i).copied());
+            let copied = source.map(|src| block.origin_before(src, i));
             for d in f.defs(i) {
                 let origin = copied.unwrap_or_else(|| {
                     *next += 1;
@@ -90,9 +92,9 @@ impl Values {
         (1 << 63) | (u64::from(b.0) << 32) | u64::from(v.0)
     }
 
-    fn number(f: &Function, liveness: &Liveness) -> Self {
+    fn number(f: &Function, liveness: &Liveness, stand_ins: &StandIns) -> Self {
         let mut next = 0u64;
-        let blocks = f.block_ids().map(|b| BlockDefs::number(f, b, &mut next)).collect();
+        let blocks = f.block_ids().map(|b| BlockDefs::number(f, b, &mut next, stand_ins)).collect();
         let mut values = Self { blocks, entry: vec![FxHashMap::default(); f.blocks.len()] };
         // The entry block keeps values of its own: a path from the function's
         // start reaches it with every vreg undefined.
@@ -214,7 +216,7 @@ impl Values {
 /// such copies of identical values too). They may all go at once: the
 /// numbering that shows one redundant holds without the others.
 pub fn copies_of_held_values(f: &Function) -> Vec<Inst> {
-    let values = Values::number(f, &Liveness::compute(f));
+    let values = Values::number(f, &Liveness::compute(f), &StandIns::default());
     let mut redundant = Vec::new();
     for b in f.block_ids() {
         for i in f.block_insts(b) {
@@ -228,6 +230,118 @@ pub fn copies_of_held_values(f: &Function) -> Vec<Inst> {
     redundant
 }
 
+/// How an `IMPLICIT_DEF` meets the values live across it.
+#[derive(Clone, Copy, Debug)]
+pub enum ImplicitDefs<'a> {
+    /// As any def does: it writes a value of its own, different from theirs.
+    Write,
+    /// Not at all: it defines an undefined value, which may be whatever its
+    /// register already holds. A register it shares with a value live across
+    /// it keeps that value and the `IMPLICIT_DEF` goes
+    /// ([`implicit_defs_overtaken`]). Values it meets later are met as usual,
+    /// numbered as the value of its stand-in, if it has one ([`stand_ins`]),
+    /// else as one of its own. This is how LLVM's RegisterCoalescer joins a
+    /// register undefined on a loop's bypass path with the loop's result.
+    Vanish(&'a StandIns),
+}
+
+/// Per `IMPLICIT_DEF`: a vreg live across it whose value it is numbered as,
+/// as if it were a copy of that vreg. Sound only where the coalescing that
+/// assumed it gives the two one register, so that the `IMPLICIT_DEF` goes
+/// and the register goes on holding that value.
+pub type StandIns = FxHashMap<Inst, VReg>;
+
+/// Stand-ins that make joins alike. An `IMPLICIT_DEF` of `v` whose
+/// undefined value reaches the head of a block where another vreg `x` comes
+/// in too, with `v`'s value on every edge but those where `v` brings the
+/// undefined one, and there one value `y`: a vreg holding `y` across the
+/// `IMPLICIT_DEF` is its stand-in. Taking the undefined value as `y` makes
+/// the two joins alike, as in a loop with a bypass: `x` (an accumulator, 0 on
+/// the bypass) and `v` (undefined there) both copied from the loop's sum.
+pub fn stand_ins(f: &Function, liveness: &Liveness) -> StandIns {
+    let mut found = StandIns::default();
+    if !f.insts.iter().any(|data| data.kind == InstKind::ImplicitDef) {
+        return found;
+    }
+    let values = Values::number(f, liveness, &StandIns::default());
+    let mut live = LiveSet::new(f);
+    for b in f.block_ids() {
+        if !f.block_insts(b).any(|i| f.inst(i).kind == InstKind::ImplicitDef) {
+            continue;
+        }
+        walk_block_backward(f, liveness, b, &mut live, |i, live_after| {
+            let (InstKind::ImplicitDef, Some(v)) = (f.inst(i).kind, f.defs(i).next()) else { return };
+            let Some(class) = f.class_of(v) else { return };
+            let undefined = Some(values.value_after(b, v, i));
+            let held: Vec<(u64, VReg)> = live_after
+                .iter_class(class)
+                .filter(|&w| w != v)
+                .map(|w| (values.value_after(b, w, i), w))
+                .collect();
+            // The value `x` brings in where `v` brings the undefined one, if
+            // they agree on every other edge.
+            let wanted = |j: Block, x: VReg| {
+                let mut wanted = None;
+                for &p in &f.block(j).preds {
+                    let (mine, theirs) = (values.exit_value(p, v), values.exit_value(p, x));
+                    if mine == undefined && theirs.is_some() && (wanted.is_none() || wanted == theirs) {
+                        wanted = theirs;
+                    } else if mine == undefined || mine != theirs {
+                        return None;
+                    }
+                }
+                wanted
+            };
+            let joins = f.block_ids().filter(|&j| {
+                f.block(j).preds.len() > 1
+                    && liveness.live_in[j.index()].binary_search(&v).is_ok()
+                    && f.block(j).preds.iter().any(|&p| values.exit_value(p, v) == undefined)
+            });
+            let stand_in = joins
+                .flat_map(|j| {
+                    let partners = liveness.live_in[j.index()]
+                        .iter()
+                        .filter(|&&x| x != v && f.class_of(x) == Some(class));
+                    partners.filter_map(move |&x| wanted(j, x)).collect::<Vec<u64>>()
+                })
+                .find_map(|y| held.iter().find(|&&(value, _)| value == y).map(|&(_, w)| w));
+            if let Some(w) = stand_in {
+                found.insert(i, w);
+            }
+        });
+    }
+    found
+}
+
+/// The `IMPLICIT_DEF`s that must go once `rewrite` renamed registers joined
+/// under [`ImplicitDefs::Vanish`]: those whose register holds another
+/// vreg's value across them. The others stay, so that every read of a
+/// register still has a def on each path to it.
+pub fn implicit_defs_overtaken(f: &Function, liveness: &Liveness, rewrite: &Rewrite) -> Vec<Inst> {
+    let mut overtaken = Vec::new();
+    let mut live = LiveSet::new(f);
+    for b in f.block_ids() {
+        if !f.block_insts(b).any(|i| f.inst(i).kind == InstKind::ImplicitDef) {
+            continue;
+        }
+        walk_block_backward(f, liveness, b, &mut live, |i, live_after| {
+            if f.inst(i).kind != InstKind::ImplicitDef {
+                return;
+            }
+            let held = f.defs(i).any(|d| {
+                let Some(class) = f.class_of(d) else { return false };
+                live_after.iter_class(class).any(|l| l != d && rewrite.renamed(l) == rewrite.renamed(d))
+            });
+            if held {
+                overtaken.push(i);
+            }
+        });
+    }
+    overtaken.sort();
+    overtaken
+}
+
+#[derive(Clone)]
 pub struct InterferenceGraph {
     adjacency: Vec<Vec<VReg>>,
     edges: EdgeSet,
@@ -303,6 +417,7 @@ impl Census {
 }
 
 /// Which pairs are joined: a bit matrix while it stays small, else a hash set.
+#[derive(Clone)]
 enum EdgeSet {
     Matrix { n: usize, bits: FixedBitSet },
     Pairs(FxHashSet<(VReg, VReg)>),
@@ -367,28 +482,41 @@ impl InterferenceGraph {
     /// entry is one def meeting one live value of its class, the work and at
     /// most the memory the graph takes): then the census, which says how big
     /// it would be, so that the pass can take a graph-free path instead.
-    pub fn build_within(f: &Function, liveness: &Liveness, limit: u64) -> Result<Self, Census> {
+    pub fn build_within(
+        f: &Function,
+        liveness: &Liveness,
+        limit: u64,
+        implicit_defs: ImplicitDefs,
+    ) -> Result<Self, Census> {
         let census = Census::take(f, liveness);
         if census.graph_entries > limit {
             return Err(census);
         }
-        Ok(Self::build_with(f, liveness, census))
+        Ok(Self::build_with(f, liveness, census, implicit_defs))
     }
 
     /// The graph of `f`, however big.
     pub fn build(f: &Function, liveness: &Liveness) -> Self {
-        Self::build_with(f, liveness, Census::take(f, liveness))
+        Self::build_with(f, liveness, Census::take(f, liveness), ImplicitDefs::Write)
     }
 
-    fn build_with(f: &Function, liveness: &Liveness, census: Census) -> Self {
+    fn build_with(f: &Function, liveness: &Liveness, census: Census, implicit_defs: ImplicitDefs) -> Self {
         let _span = tracing::debug_span!("interference").entered();
         let mut graph = Self::new(f.num_vregs(), f.class_names.len());
         graph.max_live = census.max_live;
         graph.entries = census.graph_entries;
         let mut live = LiveSet::new(f);
-        let values = Values::number(f, liveness);
+        let stand_ins = match implicit_defs {
+            ImplicitDefs::Vanish(stand_ins) => stand_ins,
+            ImplicitDefs::Write => &StandIns::default(),
+        };
+        let values = Values::number(f, liveness, stand_ins);
         for b in f.block_ids() {
             walk_block_backward(f, liveness, b, &mut live, |i, live_after| {
+                if matches!(implicit_defs, ImplicitDefs::Vanish(_)) && f.inst(i).kind == InstKind::ImplicitDef
+                {
+                    return;
+                }
                 let copied_value = f.copy_pair(i).map(|(d, _)| values.value_after(b, d, i));
                 let defs: Vec<VReg> = f.defs(i).collect();
                 for (n, &d) in defs.iter().enumerate() {

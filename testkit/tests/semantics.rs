@@ -496,6 +496,43 @@ fn deleting_copies_whose_destination_may_not_hold_the_value_is_rejected() {
     );
 }
 
+/// An `IMPLICIT_DEF` may go where its vreg's register holds another value:
+/// the undefined value is then that one; kept, it would clobber that value.
+/// Giving its vreg another vreg's register, with the `IMPLICIT_DEF` deleted
+/// or kept, is accepted only where behaviour stays the same (a value
+/// undefined in the original may be anything in the rewrite). Deleted, it is
+/// mostly accepted; kept, it often changes behaviour, and is refused.
+#[test]
+fn deleted_implicit_defs_take_what_their_register_holds() {
+    let mut tried = [0; 2];
+    let mut accepted = [0; 2];
+    let mut differs = [0; 2];
+    for seed in 0..100 {
+        let (f, params) = generated(seed);
+        for i in (0..f.insts.len()).map(Inst::new).filter(|&i| f.inst(i).kind == InstKind::ImplicitDef) {
+            let v = f.defs(i).next().expect("an IMPLICIT_DEF defines a vreg");
+            for (a, b) in same_class_pairs(&f).into_iter().filter(|&(a, b)| a == v || b == v) {
+                for (n, delete) in [true, false].into_iter().enumerate() {
+                    let mut rewrite = Rewrite::identity(f.num_vregs());
+                    rewrite.rename[v.index()] = if a == v { b } else { a };
+                    rewrite.deleted = if delete { vec![i] } else { Vec::new() };
+                    let ok = checker::check(&f, &rewrite).is_ok();
+                    let changes = behaves_differently(&f, &params, &rewrite);
+                    assert!(!(ok && changes), "seed {seed}: {rewrite:?} accepted, and it changes behaviour");
+                    tried[n] += 1;
+                    accepted[n] += usize::from(ok);
+                    differs[n] += usize::from(changes);
+                }
+            }
+        }
+    }
+    let [deleted, kept] = tried;
+    assert!(
+        deleted > 200 && accepted[0] > deleted * 3 / 4 && accepted[1] < accepted[0] && differs[1] > kept / 10,
+        "tried {tried:?}, accepted {accepted:?}, changed behaviour {differs:?} (deleted, kept)"
+    );
+}
+
 #[test]
 fn rematerializing_from_other_instructions_is_rejected() {
     let mut tried = 0;
