@@ -120,17 +120,25 @@ fn launch_args() -> (Vec<Arg>, Launch) {
         Arg::Buffer(vec![0; ACC_BYTES]),
         Arg::Scalar(N.to_le_bytes().to_vec()),
     ];
-    let launch =
-        Launch { grid: [1, 1, 1], block: [THREADS, 1, 1], dynamic_shared: 0, step_limit: STEP_LIMIT };
+    let launch = Launch {
+        grid: [1, 1, 1],
+        block: [THREADS, 1, 1],
+        dynamic_shared: 0,
+        step_limit: STEP_LIMIT,
+        register_fill: 0,
+    };
     (args, launch)
 }
 
-fn simulate(ptx: &str, plugin_build: bool) -> Result<ptxsim::Outcome, ptxsim::Error> {
+/// Runs a build; stock's twice, with registers zeroed and filled, to tell
+/// undefined outputs (`harness::judge`).
+fn simulate(ptx: &str, plugin_build: bool, register_fill: u64) -> Result<ptxsim::Outcome, ptxsim::Error> {
     let module = ptxsim::parse(ptx)?;
     let (args, mut launch) = launch_args();
     if plugin_build {
         launch.step_limit *= 2;
     }
+    launch.register_fill = register_fill;
     ptxsim::run(&module, KERNEL, &args, &launch)
 }
 
@@ -167,7 +175,8 @@ pub fn check(tools: &Tools, tape: &[u32], modes: &[(&str, &[&str])], scratch: &P
         report.stock_failure = Some(format!("ptxas rejects stock's PTX: {e}"));
         return report;
     }
-    let stock_run = simulate(&stock, false);
+    let stock_run = simulate(&stock, false, 0);
+    let stock_refilled = simulate(&stock, false, ptxsim::harness::UNDEFINED_FILL);
     let mut seen: HashMap<String, Result<Verdict, String>> = HashMap::new();
     for &(mode, flags) in modes {
         let ptx = match compile(&module, Some(&tools.plugin), flags, verify, scratch) {
@@ -184,7 +193,7 @@ pub fn check(tools: &Tools, tape: &[u32], modes: &[(&str, &[&str])], scratch: &P
         // Modes often agree with each other: each distinct PTX is checked
         // once (ptxas's complaint, or the run's verdict).
         let checked = seen.entry(ptx).or_insert_with_key(|ptx| {
-            ptxas(tools, ptx, scratch).map(|()| judge(&stock_run, &simulate(ptx, true)))
+            ptxas(tools, ptx, scratch).map(|()| judge(&stock_run, &stock_refilled, &simulate(ptx, true, 0)))
         });
         let verdict = match checked {
             Ok(verdict) => verdict.clone(),

@@ -42,6 +42,7 @@ pub struct Thread {
     pub local: Vec<u8>,
     pub state: State,
     carry: bool,
+    register_fill: u64,
 }
 
 /// Launch-wide state shared by all threads.
@@ -56,6 +57,8 @@ pub struct Machine<'m> {
     pub ctaid: [u32; 3],
     pub steps: u64,
     pub step_limit: u64,
+    /// What registers hold before they are written (`Launch::register_fill`).
+    pub register_fill: u64,
 }
 
 pub fn mask(bits: u32) -> u64 {
@@ -124,8 +127,15 @@ fn unsupported<T>(msg: impl Into<String>) -> Result<T, Error> {
 impl Thread {
     pub fn new(m: &Machine, func: u32, tid: [u32; 3], params: Vec<Vec<u8>>) -> Result<Thread, Error> {
         let linear = tid[0] + m.block[0] * (tid[1] + m.block[1] * tid[2]);
-        let mut t =
-            Thread { tid, linear, frames: vec![], local: vec![], state: State::Running, carry: false };
+        let mut t = Thread {
+            tid,
+            linear,
+            frames: vec![],
+            local: vec![],
+            state: State::Running,
+            carry: false,
+            register_fill: m.register_fill,
+        };
         t.push_frame(m.module, func, params, vec![])?;
         Ok(t)
     }
@@ -164,7 +174,7 @@ impl Thread {
         for (&at, p) in param_local.iter().zip(&params) {
             self.local[at..at + p.len()].copy_from_slice(p);
         }
-        let regs = vec![0; f.regs.len()];
+        let regs = f.regs.iter().map(|&bits| self.register_fill & mask(bits)).collect();
         self.frames.push(Frame { func, pc: 0, regs, params, local_base, param_local, ret_slots });
         Ok(())
     }

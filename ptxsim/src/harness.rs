@@ -405,42 +405,55 @@ impl Verdict {
     }
 }
 
-fn describe_difference(a: &Outcome, b: &Outcome) -> String {
-    if a.ret != b.ret {
-        return format!("return value {:02x?} vs {:02x?}", a.ret, b.ret);
-    }
-    for (i, (x, y)) in a.buffers.iter().zip(&b.buffers).enumerate() {
-        if let Some(at) = x.iter().zip(y).position(|(p, q)| p != q) {
-            return format!("buffer {i} differs first at byte {at}");
-        }
-    }
-    for ((name, x), (_, y)) in a.globals.iter().zip(&b.globals) {
-        if x != y {
-            return format!("global {name} differs");
-        }
-    }
-    "outcomes differ".into()
-}
+/// The fill registers get in stock's second run: where its outputs differ
+/// from the first run's (registers start at 0), they depend on registers
+/// read before any write, which PTX leaves undefined.
+pub const UNDEFINED_FILL: u64 = 0x5A5A_5A5A_5A5A_5A5A;
 
-/// Compares a build's run with stock's.
-pub fn judge(stock: &Result<Outcome, Error>, other: &Result<Outcome, Error>) -> Verdict {
-    match (stock, other) {
-        (Err(Error::Unsupported(s)), _) | (Ok(_), Err(Error::Unsupported(s))) => {
+/// Compares a build's run with stock's. `stock_refilled` is stock run again
+/// with `UNDEFINED_FILL`: bytes that differ between stock's two runs are
+/// undefined (stock reads a register it never wrote, an `IMPLICIT_DEF`'s,
+/// into them) and may hold anything in the build; a stock that only one fill
+/// runs through depends on undefined values past what a comparison can use,
+/// and counts as a stock fault.
+pub fn judge(
+    stock: &Result<Outcome, Error>,
+    stock_refilled: &Result<Outcome, Error>,
+    other: &Result<Outcome, Error>,
+) -> Verdict {
+    match (stock, stock_refilled, other) {
+        (Err(Error::Unsupported(s)), _, _) | (Ok(_), _, Err(Error::Unsupported(s))) => {
             Verdict::Unsupported(s.clone())
         }
-        (Err(Error::Timeout(_)), _) => Verdict::Timeout,
-        (Err(e), _) => Verdict::StockFault(e.to_string()),
-        (Ok(_), Err(e)) => Verdict::Differ(format!("only the plugin build fails: {e}")),
-        (Ok(a), Ok(b)) => {
-            let (mut a, mut b) = (a.clone(), b.clone());
-            // Copies the plugin deletes change the instruction count, nothing else.
-            a.steps = 0;
-            b.steps = 0;
-            if a == b {
-                Verdict::Same
-            } else {
-                Verdict::Differ(describe_difference(&a, &b))
+        (Err(Error::Timeout(_)), _, _) => Verdict::Timeout,
+        (Err(e), _, _) => Verdict::StockFault(e.to_string()),
+        (Ok(_), Err(e), _) => {
+            Verdict::StockFault(format!("with registers not zeroed before their first write: {e}"))
+        }
+        (Ok(_), Ok(_), Err(e)) => Verdict::Differ(format!("only the plugin build fails: {e}")),
+        (Ok(a), Ok(refilled), Ok(b)) => {
+            let defined = |x: &[u8], y: &[u8]| -> Vec<bool> {
+                x.iter().zip(y).map(|(p, q)| p == q).chain(std::iter::repeat(true)).take(x.len()).collect()
+            };
+            let agree = |x: &[u8], y: &[u8], mask: &[bool]| {
+                x.len() == y.len() && x.iter().zip(y).zip(mask).all(|((p, q), &m)| !m || p == q)
+            };
+            if !agree(&a.ret, &b.ret, &defined(&a.ret, &refilled.ret)) {
+                return Verdict::Differ(format!("return value {:02x?} vs {:02x?}", a.ret, b.ret));
             }
+            for (i, ((x, y), r)) in a.buffers.iter().zip(&b.buffers).zip(&refilled.buffers).enumerate() {
+                let mask = defined(x, r);
+                if !agree(x, y, &mask) {
+                    let at = (0..x.len()).find(|&k| mask[k] && y.get(k) != Some(&x[k])).unwrap_or(0);
+                    return Verdict::Differ(format!("buffer {i} differs first at byte {at}"));
+                }
+            }
+            for (((name, x), (_, y)), (_, r)) in a.globals.iter().zip(&b.globals).zip(&refilled.globals) {
+                if !agree(x, y, &defined(x, r)) {
+                    return Verdict::Differ(format!("global {name} differs"));
+                }
+            }
+            Verdict::Same
         }
     }
 }
@@ -528,10 +541,16 @@ pub fn build_all(
 /// Runs `runs` (function, args, launch) on every build and compares with stock.
 pub fn compare_builds(program: &str, builds: &Builds, runs: &[(String, Vec<Arg>, Launch)]) -> Vec<Record> {
     let stock = parse(&builds.stock);
-    let stock_results: Vec<Result<Outcome, Error>> = runs
-        .iter()
-        .map(|(f, args, launch)| stock.as_ref().map_err(Clone::clone).and_then(|m| run(m, f, args, launch)))
-        .collect();
+    let run_stock = |fill: u64| -> Vec<Result<Outcome, Error>> {
+        runs.iter()
+            .map(|(f, args, launch)| {
+                let launch = Launch { register_fill: fill, ..launch.clone() };
+                stock.as_ref().map_err(Clone::clone).and_then(|m| run(m, f, args, &launch))
+            })
+            .collect()
+    };
+    let stock_results = run_stock(0);
+    let refilled_results = run_stock(UNDEFINED_FILL);
     let mut out = vec![];
     for build in &builds.modes {
         // Identical text runs identically; an unparsable build is a failure of that build.
@@ -540,15 +559,17 @@ pub fn compare_builds(program: &str, builds: &Builds, runs: &[(String, Vec<Arg>,
             Ok(ptx) => Some(Ok(parse(ptx))),
             Err(why) => Some(Err(why)),
         };
-        for ((f, args, launch), stock_result) in runs.iter().zip(&stock_results) {
+        for (((f, args, launch), stock_result), refilled) in
+            runs.iter().zip(&stock_results).zip(&refilled_results)
+        {
             let verdict = match (&module, stock_result) {
-                (_, Err(_)) => judge(stock_result, stock_result),
+                (_, Err(_)) => judge(stock_result, refilled, stock_result),
                 (None, Ok(_)) => Verdict::SamePtx,
                 (Some(Err(why)), Ok(_)) => Verdict::Differ(format!("only the plugin build fails: {why}")),
                 (Some(Ok(m)), Ok(_)) => {
                     let launch = Launch { step_limit: 2 * launch.step_limit, ..launch.clone() };
                     let result = m.as_ref().map_err(Clone::clone).and_then(|m| run(m, f, args, &launch));
-                    judge(stock_result, &result)
+                    judge(stock_result, refilled, &result)
                 }
             };
             out.push(Record {
@@ -584,6 +605,7 @@ pub fn kernel_runs(
                 block: spec.block,
                 dynamic_shared: spec.dynamic_shared,
                 step_limit: STEP_LIMIT,
+                register_fill: 0,
             };
             let faults =
                 candidates.len() > 1 && matches!(run(module, &f.name, &args, &launch), Err(Error::Fault(_)));
@@ -757,7 +779,7 @@ pub fn csmith_program(
     let runs = vec![(
         "main".to_string(),
         vec![Arg::Scalar(argc), Arg::Scalar(vec![0; 8])],
-        Launch { grid: [1; 3], block: [1; 3], dynamic_shared: 0, step_limit: STEP_LIMIT },
+        Launch { grid: [1; 3], block: [1; 3], dynamic_shared: 0, step_limit: STEP_LIMIT, register_fill: 0 },
     )];
     Ok(compare_builds(&format!("csmith{seed}"), &builds, &runs))
 }
@@ -824,6 +846,21 @@ pub fn summarize(records: &[Record]) -> String {
 mod tests {
     use super::*;
 
+    /// Bytes stock's two runs disagree on (they depend on a register read
+    /// before any write) may hold anything in a build; the others must match.
+    #[test]
+    fn outputs_of_undefined_registers_may_differ_and_the_rest_may_not() {
+        let outcome = |bytes: &[u8]| -> Result<Outcome, Error> {
+            Ok(Outcome { buffers: vec![bytes.to_vec()], globals: vec![], ret: vec![], steps: 0 })
+        };
+        let (stock, refilled) = (outcome(&[1, 2, 3]), outcome(&[1, 0x5a, 3]));
+        assert!(matches!(judge(&stock, &refilled, &outcome(&[1, 7, 3])), Verdict::Same));
+        assert!(matches!(judge(&stock, &refilled, &outcome(&[0, 2, 3])), Verdict::Differ(_)));
+        assert!(matches!(judge(&stock, &stock, &outcome(&[1, 7, 3])), Verdict::Differ(_)));
+        let diverged = Err(Error::Fault("address 0x5a5a5a5a is not mapped".into()));
+        assert!(matches!(judge(&stock, &diverged, &outcome(&[1, 2, 3])), Verdict::StockFault(_)));
+    }
+
     #[test]
     fn corpus_arguments_pass_includes_to_clang() {
         let args: Vec<String> = ["-I", "inc", "--include", "pre.h", "-Iother", "a.cu", "--fault", "b.cu"]
@@ -880,8 +917,13 @@ mod tests {
         let module = parse(ptx).unwrap();
         let default = default_spec(&module, "k");
         let args = make_args(&module, "k", &default).unwrap();
-        let launch =
-            Launch { grid: default.grid, block: default.block, dynamic_shared: 0, step_limit: STEP_LIMIT };
+        let launch = Launch {
+            grid: default.grid,
+            block: default.block,
+            dynamic_shared: 0,
+            step_limit: STEP_LIMIT,
+            register_fill: 0,
+        };
         assert!(matches!(run(&module, "k", &args, &launch), Err(Error::Fault(_))));
         let runs = kernel_runs(&module, &BTreeMap::new()).unwrap();
         let (_, args, launch) = &runs[0];

@@ -66,6 +66,10 @@ pub struct Launch {
     pub block: [u32; 3],
     pub dynamic_shared: usize,
     pub step_limit: u64,
+    /// What a register holds before anything writes it (cut to its width).
+    /// PTX leaves it undefined; running twice with different fills shows
+    /// which outputs depend on such registers (`harness::judge`).
+    pub register_fill: u64,
 }
 
 /// Everything a run leaves behind that a program could observe.
@@ -103,6 +107,7 @@ pub fn run(module: &Module, entry: &str, args: &[Arg], launch: &Launch) -> Resul
         ctaid: [0; 3],
         steps: 0,
         step_limit: launch.step_limit,
+        register_fill: launch.register_fill,
     };
     for v in &module.globals {
         let a = m.global.alloc(&v.name, v.init.clone(), v.align);

@@ -28,6 +28,7 @@ fn run_one(tc: &Toolchain, file: &str, function: &str) -> Result<(), Error> {
         block: spec.block,
         dynamic_shared: spec.dynamic_shared,
         step_limit: harness::STEP_LIMIT,
+        register_fill: 0,
     };
     let out = run(&module, function, &args, &launch)?;
     let inputs = args.iter().filter_map(|a| match a {

@@ -13,7 +13,13 @@ fn run_kernel(body: &str, regs: &str, threads: u32, words: usize) -> Result<Vec<
          \tld.param.b64 %rd1, [k_param_0];\n{body}\n\tret;\n}}\n"
     );
     let module = parse(&ptx)?;
-    let launch = Launch { grid: [1, 1, 1], block: [threads, 1, 1], dynamic_shared: 0, step_limit: 1_000_000 };
+    let launch = Launch {
+        grid: [1, 1, 1],
+        block: [threads, 1, 1],
+        dynamic_shared: 0,
+        step_limit: 1_000_000,
+        register_fill: 0,
+    };
     let out = run(&module, "k", &[Arg::Buffer(vec![0; 4 * words])], &launch)?;
     Ok(out.buffers[0].chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect())
 }

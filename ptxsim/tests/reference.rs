@@ -24,7 +24,7 @@ fn stock_module(file: &str) -> Module {
 }
 
 fn launch(grid: u32, block: [u32; 3]) -> Launch {
-    Launch { grid: [grid, 1, 1], block, dynamic_shared: 0, step_limit: 50_000_000 }
+    Launch { grid: [grid, 1, 1], block, dynamic_shared: 0, step_limit: 50_000_000, register_fill: 0 }
 }
 
 fn bytes<T: Copy, const N: usize>(xs: &[T], to: impl Fn(T) -> [u8; N]) -> Arg {
