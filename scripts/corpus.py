@@ -355,6 +355,17 @@ def report(results, modes):
     print(f"COPY instructions right after PHI elimination: {before} without CSSA, {after} with")
 
 
+def parse_modes(text):
+    """Splits a --modes list on commas. A few mode names hold a comma and a
+    space ("both, cssa"), so a comma followed by a space splits only where
+    the words around it are no mode name together."""
+    chosen = []
+    for part in re.split(r",(?! )", text):
+        part = part.strip()
+        chosen += [part] if part in MODES else [p.strip() for p in part.split(",")]
+    return chosen
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", default=os.path.join(ROOT, "tests/kernels"))
@@ -371,7 +382,7 @@ def main():
     if args.list:
         print("\n".join(cu for _, cu, _ in corpus_units(os.path.abspath(args.corpus))))
         return 0
-    chosen = [m.strip() for m in args.modes.split(",")] if args.modes else list(MODES)
+    chosen = parse_modes(args.modes) if args.modes else list(MODES)
     unknown = [m for m in chosen if m not in MODES]
     if unknown:
         ap.error(f"unknown modes {unknown}; known: {', '.join(MODES)}")
