@@ -41,9 +41,10 @@ static cl::opt<unsigned> CssaVerbosity(
 
 static cl::opt<bool> CssaEdgeCopies(
     "nvregalloc-cssa-edge-copies",
-    cl::desc("Give an interfering PHI operand its own copy at the end of its "
-             "predecessor instead of leaving the whole PHI to PHI elimination"),
-    cl::init(false));
+    cl::desc("Experiment, can be worse than stock: give an interfering PHI "
+             "operand its own copy at the end of its predecessor instead of "
+             "leaving the whole PHI to PHI elimination"),
+    cl::init(false), cl::Hidden);
 
 static cl::opt<bool> DumpBeforeCssa(
     "nvregalloc-dump-before-cssa",

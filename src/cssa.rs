@@ -19,12 +19,22 @@
 //! again, but it sequentializes rotations LLVM's coalescer otherwise resolves
 //! and so adds final moves (README, "CSSA coalescing").
 //!
+//! Two more rules keep it from ever costing a move that stock would not
+//! (LLVM's PHI elimination and value-based coalescer handle every PHI we
+//! leave): a PHI with a *twin* in its block (the same value from every
+//! predecessor) is left, since one class per PHI would give the two PHIs two
+//! registers; and so is a PHI whose join would make a vreg interfere with a
+//! copy partner it could share a register with before, since that partner's
+//! copy would then stay.
+//!
 //! Interference is the one the other passes use (`interference`), with the
 //! liveness of SSA form: a PHI operand is live out of its predecessor only.
 //! After the rewrite the function is no longer in SSA form (a class register
 //! has several defs); the shim tells LLVM so.
 
-use rustc_hash::FxHashSet;
+use std::collections::hash_map::Entry;
+
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::function::{Block, Function, Inst, VReg};
 use crate::interference::{ImplicitDefs, InterferenceGraph};
@@ -120,6 +130,32 @@ impl Classes {
             .all(|g| self.copies[g.index()].iter().all(|c| c.block != copy.block || c.value == copy.value))
     }
 
+    /// A copy partner that could share a register with its own member's
+    /// class but no longer can once the classes `group` (roots) are one: the
+    /// join would cost the copy between them, which stock would have removed.
+    fn blocked_partner(
+        &mut self,
+        graph: &InterferenceGraph,
+        group: &[VReg],
+        partners: &[Vec<VReg>],
+    ) -> Option<(VReg, VReg)> {
+        for &g in group {
+            for k in 0..self.members[g.index()].len() {
+                let m = self.members[g.index()][k];
+                for &p in &partners[m.index()] {
+                    let theirs = self.root(p);
+                    if !group.contains(&theirs)
+                        && self.fits(graph, theirs, &[g])
+                        && !self.fits(graph, theirs, group)
+                    {
+                        return Some((m, p));
+                    }
+                }
+            }
+        }
+        None
+    }
+
     /// Joins the classes `group` (roots); returns the new root.
     fn join(&mut self, group: &[VReg]) -> VReg {
         let mut root = group[0];
@@ -150,6 +186,78 @@ fn phis(f: &Function) -> Vec<Phi> {
         }
     }
     phis
+}
+
+/// Which PHIs have a twin in their block: another PHI that takes the same
+/// value from every predecessor (CUB's warp reductions carry a value and a
+/// copy of it side by side through each stage). The two hold one value, and
+/// LLVM's coalescer, joining by value, gives them one register; our classes,
+/// one per PHI, would give them two and keep a copy between them, so twins
+/// are left to PHI elimination. Twins of twins are twins too, hence the
+/// rounds: a value is a copy's origin, or one PHI's result for all its twins.
+fn phis_with_twins(f: &Function, phis: &[Phi]) -> Vec<bool> {
+    let origin = f.copy_origins(|_| true);
+    let mut same = VRegSets::new(f.num_vregs());
+    let mut twin = vec![false; phis.len()];
+    loop {
+        let mut seen: FxHashMap<(Block, Vec<(Block, VReg)>), VReg> = FxHashMap::default();
+        let mut changed = false;
+        for (k, phi) in phis.iter().enumerate() {
+            let Some(mut key) = phi
+                .incoming
+                .iter()
+                .map(|&(pred, operand)| operand.map(|v| (pred, same.find(origin[v.index()]))))
+                .collect::<Option<Vec<_>>>()
+            else {
+                continue;
+            };
+            key.sort_unstable();
+            match seen.entry((phi.block, key)) {
+                Entry::Vacant(slot) => {
+                    slot.insert(phi.result);
+                }
+                Entry::Occupied(first) => {
+                    let first = *first.get();
+                    twin[k] = true;
+                    if same.find(first) != same.find(phi.result) {
+                        same.union(first, phi.result);
+                        changed = true;
+                    }
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    // The first of each pair was seen before its twin: mark it too.
+    let twins: FxHashSet<VReg> =
+        phis.iter().zip(&twin).filter(|(_, &t)| t).map(|(phi, _)| same.find(phi.result)).collect();
+    phis.iter().map(|phi| twins.contains(&same.find(phi.result))).collect()
+}
+
+/// Each vreg's copy partners: the other side of each COPY and of each PHI's
+/// result/operand pair. Stock's coalescer tries to give each such pair one
+/// register; a merge of ours that makes a pair interfere takes that away.
+fn copy_partners(f: &Function, phis: &[Phi]) -> Vec<Vec<VReg>> {
+    let mut partners = vec![Vec::new(); f.num_vregs()];
+    let mut pair = |a: VReg, b: VReg| {
+        if a != b {
+            partners[a.index()].push(b);
+            partners[b.index()].push(a);
+        }
+    };
+    for i in (0..f.insts.len()).map(Inst::new) {
+        if let Some((dst, src)) = f.copy_pair(i) {
+            pair(dst, src);
+        }
+    }
+    for phi in phis {
+        for operand in phi.incoming.iter().filter_map(|&(_, operand)| operand) {
+            pair(phi.result, operand);
+        }
+    }
+    partners
 }
 
 /// What is live just before `b`'s terminators, where edge copies go; `None`
@@ -188,13 +296,20 @@ pub fn coalesce_phis(f: &Function, options: &Options) -> PassOutcome {
     // Hot PHIs first: they get first pick of the operands they can absorb.
     phis.sort_by(|a, b| f.block(b.block).frequency.total_cmp(&f.block(a.block).frequency));
 
+    let partners = copy_partners(f, &phis);
+    let twins = phis_with_twins(f, &phis);
     let mut classes = Classes::new(f);
     // Each deleted PHI, with its edge copies as (block, operand).
     let mut eliminated: Vec<(&Phi, Vec<(Block, VReg)>)> = Vec::new();
     let (mut merged_operands, mut kept) = (0u64, 0u64);
     outcome.phases.time("merge", || {
-        for phi in &phis {
-            match plan(f, &liveness, &graph, &mut classes, phi, options) {
+        for (phi, &twin) in phis.iter().zip(&twins) {
+            let decision = if twin {
+                Err("another PHI of its block takes the same values".to_string())
+            } else {
+                plan(f, &liveness, &graph, &partners, &mut classes, phi, options)
+            };
+            match decision {
                 Ok((group, copies)) => {
                     merged_operands += (group.len() - 1) as u64;
                     let root = classes.join(&group);
@@ -258,6 +373,7 @@ fn plan(
     f: &Function,
     liveness: &Liveness,
     graph: &InterferenceGraph,
+    partners: &[Vec<VReg>],
     classes: &mut Classes,
     phi: &Phi,
     options: &Options,
@@ -304,6 +420,15 @@ fn plan(
         }
         copies.push(copy);
     }
+    // Never worse than stock: PHI elimination and LLVM's coalescer would
+    // weigh this PHI's copies against the others; the join decides alone.
+    // Not with edge copies: there, leaving a PHI whole mixes two methods
+    // badly (HeCBench asta 8 -> 16 moves, kurtosis 83 -> 95).
+    let blocked =
+        if options.cssa_edge_copies { None } else { classes.blocked_partner(graph, &group, partners) };
+    if let Some((member, partner)) = blocked {
+        return Err(format!("it would keep {member:?} from its copy partner {partner:?}"));
+    }
     if options.cssa_verbosity >= 1 {
         tracing::info!(target: "nvregalloc::cssa", "{} {:?} in {:?}: eliminated, {} classes joined, {} edge copies",
             f.name, phi.inst, phi.block, group.len(), copies.len());
@@ -329,6 +454,21 @@ mod tests {
             opcode: 7,
             operands: vec![Operand::use_of(v)],
         });
+    }
+
+    /// Ends the current block with a conditional branch.
+    fn branch(b: &mut FunctionBuilder, class: RegClass) {
+        let cond = b.vreg(class);
+        b.inst(InstKind::Other, &[cond], &[]);
+        b.inst(InstKind::Terminator, &[], &[cond]);
+    }
+
+    /// `entry` branches to `then` or straight to `join`; `then` falls into `join`.
+    fn if_then(mut b: FunctionBuilder, entry: Block, then: Block, join: Block) -> Function {
+        for (from, to) in [(entry, then), (entry, join), (then, join)] {
+            b.edge(from, to);
+        }
+        b.finish()
     }
 
     /// An inline asm writing `def`, its operand 0, tied to its input
@@ -441,5 +581,62 @@ mod tests {
         let rewrite = &outcome.rewrite;
         assert!([x, z].iter().all(|&v| rewrite.renamed(v) == rewrite.renamed(r)));
         crate::checker::check(&f, rewrite).expect("the checker accepts it");
+    }
+
+    /// Two PHIs of one block take one value from each predecessor (`q`'s
+    /// operands are copies of `p`'s): CUB's warp reductions are full of them.
+    /// Each PHI would get a class of its own, two registers for one value,
+    /// where LLVM's coalescer gives them one; both are left to PHI elimination.
+    #[test]
+    fn twin_phis_are_left_to_phi_elimination() {
+        let mut b = FunctionBuilder::new("twins", &["B32"]);
+        let c = RegClass(0);
+        let (x, x2, y, y2, p, q, cond) =
+            (b.vreg(c), b.vreg(c), b.vreg(c), b.vreg(c), b.vreg(c), b.vreg(c), b.vreg(c));
+        let entry = b.block(0);
+        b.inst(InstKind::Other, &[x], &[]);
+        b.copy(x2, x);
+        b.inst(InstKind::Other, &[cond], &[]);
+        b.inst(InstKind::Terminator, &[], &[cond]);
+        let left = b.block(0);
+        b.inst(InstKind::Other, &[y], &[]);
+        b.copy(y2, y);
+        let join = b.block(0);
+        phi(&mut b, p, &[(x, entry), (y, left)]);
+        phi(&mut b, q, &[(x2, entry), (y2, left)]);
+        store(&mut b, p);
+        store(&mut b, q);
+        b.inst(InstKind::Terminator, &[], &[]);
+        let f = if_then(b, entry, left, join);
+
+        let outcome = coalesce_phis(&f, &Options::default());
+        assert_eq!(outcome.stat("phis-eliminated"), Some(0), "{outcome:?}");
+        crate::checker::check(&f, &outcome.rewrite).expect("the checker accepts it");
+    }
+
+    /// `z` copies `x` and is still live where `y` is made. Joining the PHI
+    /// `a = phi(x, y)` puts `x` and `y` in one class, which `z` then
+    /// interferes with: the copy `z = x`, which LLVM's coalescer would
+    /// remove, would stay. The PHI is left to PHI elimination instead.
+    #[test]
+    fn a_phi_whose_join_would_keep_a_copy_is_left() {
+        let mut b = FunctionBuilder::new("partner", &["B32"]);
+        let c = RegClass(0);
+        let (x, z, y, a) = (b.vreg(c), b.vreg(c), b.vreg(c), b.vreg(c));
+        let entry = b.block(0);
+        b.inst(InstKind::Other, &[x], &[]);
+        b.copy(z, x);
+        branch(&mut b, c);
+        let left = b.block(0);
+        b.inst(InstKind::Other, &[y], &[]);
+        store(&mut b, z);
+        let join = b.block(0);
+        phi(&mut b, a, &[(x, entry), (y, left)]);
+        store(&mut b, a);
+        b.inst(InstKind::Terminator, &[], &[]);
+        let f = if_then(b, entry, left, join);
+
+        let outcome = coalesce_phis(&f, &Options::default());
+        assert_eq!(outcome.stat("phis-eliminated"), Some(0), "{outcome:?}");
     }
 }

@@ -19,10 +19,10 @@
 ; STATS:      6 nvregalloc-color - colors-B32
 ; STATS:      6 nvregalloc-color - max-live-B32
 ; STATS:      8 nvregalloc-color - vregs-B32
-; STATS:      9 nvregalloc-cssa - copies-avoided
-; STATS:      3 nvregalloc-cssa - phis-eliminated
+; STATS:      6 nvregalloc-cssa - copies-avoided
+; STATS:      2 nvregalloc-cssa - phis-eliminated
 
-; REMARKS: remark: <unknown>:0:0: function acc: phis=5 phis-eliminated=3 phis-kept=2 operands-merged=6 edge-copies=0
+; REMARKS: remark: <unknown>:0:0: function acc: phis=5 phis-eliminated=2 phis-kept=3 operands-merged=4 edge-copies=0
 ; REMARKS: remark: <unknown>:0:0: rewrote function acc
 ; REMARKS: remark: <unknown>:0:0: function acc: copies-seen=2 copies-coalesced=0 copies-of-held-values=0 copies-rematerialized=2
 ; REMARKS: remark: <unknown>:0:0: rewrote function acc
@@ -31,7 +31,7 @@
 ; YAML:      --- !Analysis
 ; YAML-NEXT: Pass: nvregalloc-cssa
 ; YAML-NEXT: Name: Summary
-; YAML:      - phis-eliminated: '3'
+; YAML:      - phis-eliminated: '2'
 ; YAML:      --- !Analysis
 ; YAML-NEXT: Pass: nvregalloc-coalesce
 ; YAML-NEXT: Name: Summary
@@ -53,7 +53,7 @@
 ; JSON-NEXT:       "registers_per_thread_at_least": 10,
 ; JSON-NEXT:       "warps_per_sm_at_most": 64
 ; JSON:          "cssa": {
-; JSON:            "phis-eliminated": 3,
+; JSON:            "phis-eliminated": 2,
 ; JSON:      "target": "sm_90"
 
 ; DOT:      graph "acc" {
