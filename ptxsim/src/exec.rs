@@ -237,7 +237,7 @@ impl Thread {
             Sym::Local(off) => LOCAL_BASE + (self.frame().local_base + off as usize) as u64,
             Sym::Param(slot) => match self.frame().param_local.get(slot as usize) {
                 Some(&at) => LOCAL_BASE + at as u64,
-                None => return unsupported("address of a kernel or call-sequence .param"),
+                None => memory::param_slot_addr(slot as usize),
             },
             Sym::Func(_) => return unsupported("address of a function"),
         })
@@ -270,7 +270,7 @@ impl Thread {
             Space::Global | Space::Const => win == Some(Window::Global),
             Space::Shared => win == Some(Window::Shared),
             Space::Local => win == Some(Window::Local),
-            Space::Param => false,
+            Space::Param => win == Some(Window::Param),
         };
         if !ok {
             return fault(format!("address {addr:#x} is not in the {space:?} space"));
@@ -278,6 +278,13 @@ impl Thread {
         match win {
             Some(Window::Global) => m.global.bytes(addr, len),
             Some(Window::Shared) => flat(shared, addr - SHARED_BASE, len, "shared"),
+            Some(Window::Param) => {
+                let (slot, off) = memory::param_slot_of(addr);
+                match self.frames.last_mut().and_then(|f| f.params.get_mut(slot)) {
+                    Some(bytes) => flat(bytes, off as u64, len, "param"),
+                    None => fault(format!("param address {addr:#x} names no slot of this frame")),
+                }
+            }
             _ => flat(&mut self.local, addr - LOCAL_BASE, len, "local"),
         }
     }
@@ -420,8 +427,7 @@ impl Thread {
             }
             Op::Ld { space, ty, d, addr } => {
                 let n = ty.bytes();
-                let vals: Vec<u64> = if *space == Space::Param {
-                    let (slot, off) = self.param_addr(addr)?;
+                let vals: Vec<u64> = if let Some((slot, off)) = self.param_addr(addr, *space) {
                     let p = &self.frame().params[slot];
                     (0..d.len())
                         .map(|i| {
@@ -442,8 +448,7 @@ impl Thread {
             Op::St { space, ty, addr, a } => {
                 let n = ty.bytes();
                 let vals: Vec<u64> = a.iter().map(|x| self.read(m, x)).collect::<Result<_, _>>()?;
-                let dst: &mut [u8] = if *space == Space::Param {
-                    let (slot, off) = self.param_addr(addr)?;
+                let dst: &mut [u8] = if let Some((slot, off)) = self.param_addr(addr, *space) {
                     let p = &mut self.frame_mut().params[slot];
                     match p.get_mut(off..off + n * vals.len()) {
                         Some(s) => s,
@@ -549,7 +554,12 @@ impl Thread {
                     memory::write_le(self.mem(m, shared, *space, at, 4)?, v);
                 }
             }
-            Op::Shfl { .. } | Op::Vote { .. } | Op::MatchAny { .. } | Op::WmmaMma { .. } => {
+            Op::Shfl { .. }
+            | Op::Vote { .. }
+            | Op::MatchAny { .. }
+            | Op::Redux { .. }
+            | Op::WarpSync { .. }
+            | Op::WmmaMma { .. } => {
                 self.state = State::AtCollective;
                 return Ok(());
             }
@@ -634,10 +644,14 @@ impl Thread {
         m.module.functions[self.frame().func as usize].labels[l as usize]
     }
 
-    fn param_addr(&self, a: &Addr) -> Result<(usize, usize), Error> {
+    /// The slot and offset of an `ld`/`st.param` that names its slot; other
+    /// param accesses (through a register) go through the param window.
+    fn param_addr(&self, a: &Addr, space: Space) -> Option<(usize, usize)> {
         match a.base {
-            AddrBase::Sym(Sym::Param(slot)) if a.offset >= 0 => Ok((slot as usize, a.offset as usize)),
-            _ => unsupported("ld/st.param through a register"),
+            AddrBase::Sym(Sym::Param(slot)) if space == Space::Param && a.offset >= 0 => {
+                Some((slot as usize, a.offset as usize))
+            }
+            _ => None,
         }
     }
 }
@@ -910,7 +924,7 @@ fn convert(dty: Ty, sty: Ty, rnd: Rnd, int: bool, sat: bool, a: u64) -> Result<u
     }
 }
 
-fn atomic(op: AtomOp, ty: Ty, old: u64, b: u64, c: u64) -> Result<u64, Error> {
+pub fn atomic(op: AtomOp, ty: Ty, old: u64, b: u64, c: u64) -> Result<u64, Error> {
     let n = ty.bits();
     if ty.is_float() {
         return match op {

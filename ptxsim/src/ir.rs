@@ -398,6 +398,18 @@ pub enum Op {
         a: Operand,
         mask: Operand,
     },
+    /// `redux.sync`: `op` (add, min, max, and, or, xor) over the lanes in `mask`.
+    Redux {
+        op: AtomOp,
+        ty: Ty,
+        d: Reg,
+        a: Operand,
+        mask: Operand,
+    },
+    /// `bar.warp.sync`: the lanes in `mask` meet.
+    WarpSync {
+        mask: Operand,
+    },
     Prmt {
         d: Reg,
         a: Operand,

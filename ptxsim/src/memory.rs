@@ -12,6 +12,11 @@ use crate::Error;
 pub const GLOBAL_BASE: u64 = 0x0000_0001_0000_0000;
 pub const SHARED_BASE: u64 = 0x0000_0100_0000_0000;
 pub const LOCAL_BASE: u64 = 0x0000_0200_0000_0000;
+/// A frame's `.param` slots that have no copy in local memory (a kernel's
+/// parameters, a call sequence's): slot `k` starts at `PARAM_BASE + k *
+/// PARAM_SLOT`, so an address names its slot and the offset in it.
+pub const PARAM_BASE: u64 = 0x0000_0300_0000_0000;
+const PARAM_SLOT: u64 = 0x0000_0001_0000_0000;
 const WINDOW: u64 = 0x0000_0100_0000_0000;
 const GAP: u64 = 4096;
 
@@ -20,6 +25,7 @@ pub enum Window {
     Global,
     Shared,
     Local,
+    Param,
 }
 
 pub fn window(addr: u64) -> Option<Window> {
@@ -27,8 +33,19 @@ pub fn window(addr: u64) -> Option<Window> {
         a if (GLOBAL_BASE..SHARED_BASE).contains(&a) => Some(Window::Global),
         a if (SHARED_BASE..SHARED_BASE + WINDOW).contains(&a) => Some(Window::Shared),
         a if (LOCAL_BASE..LOCAL_BASE + WINDOW).contains(&a) => Some(Window::Local),
+        a if (PARAM_BASE..PARAM_BASE + WINDOW).contains(&a) => Some(Window::Param),
         _ => None,
     }
+}
+
+pub fn param_slot_addr(slot: usize) -> u64 {
+    PARAM_BASE + slot as u64 * PARAM_SLOT
+}
+
+/// The `.param` slot and offset a param-window address names.
+pub fn param_slot_of(addr: u64) -> (usize, usize) {
+    let at = addr - PARAM_BASE;
+    ((at / PARAM_SLOT) as usize, (at % PARAM_SLOT) as usize)
 }
 
 pub struct Region {

@@ -687,6 +687,25 @@ fn last_ty(parts: &[&str]) -> Dec<Ty> {
     parts.iter().rev().find_map(|p| Ty::parse(p)).ok_or_else(|| "no type".to_string())
 }
 
+/// The operation an `atom`, `red` or `redux` names.
+fn atom_op(parts: &[&str]) -> Option<AtomOp> {
+    parts[1..].iter().find_map(|p| {
+        Some(match *p {
+            "add" => AtomOp::Add,
+            "min" => AtomOp::Min,
+            "max" => AtomOp::Max,
+            "inc" => AtomOp::Inc,
+            "dec" => AtomOp::Dec,
+            "and" => AtomOp::And,
+            "or" => AtomOp::Or,
+            "xor" => AtomOp::Xor,
+            "exch" => AtomOp::Exch,
+            "cas" => AtomOp::Cas,
+            _ => return None,
+        })
+    })
+}
+
 fn has(parts: &[&str], m: &str) -> bool {
     parts[1..].contains(&m)
 }
@@ -945,24 +964,7 @@ fn decode(
             Op::St { space: space_of(parts), ty: last_ty(parts)?, addr: r.addr(&ops[0])?, a }
         }
         "atom" | "red" => {
-            let op = parts[1..]
-                .iter()
-                .find_map(|p| {
-                    Some(match *p {
-                        "add" => AtomOp::Add,
-                        "min" => AtomOp::Min,
-                        "max" => AtomOp::Max,
-                        "inc" => AtomOp::Inc,
-                        "dec" => AtomOp::Dec,
-                        "and" => AtomOp::And,
-                        "or" => AtomOp::Or,
-                        "xor" => AtomOp::Xor,
-                        "exch" => AtomOp::Exch,
-                        "cas" => AtomOp::Cas,
-                        _ => return None,
-                    })
-                })
-                .ok_or("atomic without operation")?;
+            let op = atom_op(parts).ok_or("atomic without operation")?;
             let ty = last_ty(parts)?;
             let space = space_of(parts);
             let (d, rest) = if base == "atom" { (Some(r.dst(&ops[0])?), &ops[1..]) } else { (None, ops) };
@@ -1062,6 +1064,28 @@ fn decode(
                 return Err("negated predicate source".into());
             }
             Op::Vote { mode, d: r.dst(&ops[0])?, a: r.operand(&ops[1])?, mask: r.operand(&ops[2])? }
+        }
+        "redux" if has(parts, "sync") => {
+            arity(ops, 3)?;
+            let op = atom_op(parts)
+                .filter(|op| {
+                    matches!(
+                        op,
+                        AtomOp::Add | AtomOp::Min | AtomOp::Max | AtomOp::And | AtomOp::Or | AtomOp::Xor
+                    )
+                })
+                .ok_or("redux operation")?;
+            Op::Redux {
+                op,
+                ty: last_ty(parts)?,
+                d: r.dst(&ops[0])?,
+                a: r.operand(&ops[1])?,
+                mask: r.operand(&ops[2])?,
+            }
+        }
+        "bar" if has(parts, "warp") && has(parts, "sync") => {
+            arity(ops, 1)?;
+            Op::WarpSync { mask: r.operand(&ops[0])? }
         }
         "match" if has(parts, "any") && has(parts, "sync") => {
             arity(ops, 3)?;

@@ -4,7 +4,7 @@
 //! every live lane its member mask names waits at the same instruction. The
 //! order is fixed (lowest thread first), so a run is deterministic.
 
-use crate::exec::{mask, wmma_element, Machine, State, Thread};
+use crate::exec::{atomic, mask, wmma_element, Machine, State, Thread};
 use crate::ir::*;
 use crate::Error;
 
@@ -69,7 +69,11 @@ fn run_collectives(m: &mut Machine, warp: &mut [Thread]) -> Result<bool, Error> 
         let inst = warp[i].inst(m.module).clone();
         let mut members = 0u32;
         match &inst.op {
-            Op::Shfl { mask, .. } | Op::Vote { mask, .. } | Op::MatchAny { mask, .. } => {
+            Op::Shfl { mask, .. }
+            | Op::Vote { mask, .. }
+            | Op::MatchAny { mask, .. }
+            | Op::Redux { mask, .. }
+            | Op::WarpSync { mask } => {
                 for &j in &group {
                     members |= warp[j].read(m, mask)? as u32;
                 }
@@ -168,6 +172,22 @@ fn collective(m: &Machine, warp: &mut [Thread], group: &[usize], op: &Op) -> Res
                 warp[j].write(m, *d, same);
             }
         }
+        Op::Redux { op, ty, d, a, .. } => {
+            let mut total = None;
+            for &j in group {
+                let v = warp[j].read(m, a)? & mask(ty.bits());
+                total = Some(match total {
+                    None => v,
+                    Some(t) => atomic(*op, *ty, t, v, 0)? & mask(ty.bits()),
+                });
+            }
+            let total = total.expect("a collective has a member");
+            for &j in group {
+                warp[j].write(m, *d, total);
+            }
+        }
+        // Lanes meeting is all there is to it.
+        Op::WarpSync { .. } => {}
         Op::WmmaMma { d, a, b, c } => {
             if group.len() != WARP {
                 return Err(Error::Fault("wmma.mma without all 32 lanes of the warp".into()));

@@ -146,3 +146,62 @@ fn bad_programs_are_reported() {
     );
     assert!(run_kernel(&apart, frags, 32, 1).is_ok());
 }
+
+/// A struct passed by value, indexed at run time: LLVM takes the kernel
+/// parameter's address (`mov.b64 %rd, k_param_0`) and loads through a
+/// register, in `.param` space and, after `cvta.param`, generically.
+#[test]
+fn a_by_value_struct_is_read_through_its_address() {
+    let ptx = format!(
+        "{HEADER}.visible .entry k(.param .align 4 .b8 k_param_0[16], .param .u64 .ptr .align 1 k_param_1)\n{{\n\
+         .reg .b32 %r<8>;\n.reg .b64 %rd<8>;\n\
+         \tmov.b64 %rd1, k_param_0;\n\
+         \tld.param.b64 %rd2, [k_param_1];\n\
+         \tmov.u32 %r1, %tid.x;\n\
+         \tmul.wide.u32 %rd3, %r1, 4;\n\
+         \tadd.s64 %rd4, %rd1, %rd3;\n\
+         \tld.param.b32 %r2, [%rd4];\n\
+         \tcvta.param.u64 %rd5, %rd4;\n\
+         \tld.b32 %r3, [%rd5+4];\n\
+         \tadd.s32 %r4, %r2, %r3;\n\
+         \tadd.s64 %rd6, %rd2, %rd3;\n\
+         \tst.global.b32 [%rd6], %r4;\n\tret;\n}}\n"
+    );
+    let module = parse(&ptx).unwrap();
+    let launch =
+        Launch { grid: [1, 1, 1], block: [3, 1, 1], dynamic_shared: 0, step_limit: 10_000, register_fill: 0 };
+    let words: Vec<u8> = [10u32, 20, 30, 40].iter().flat_map(|w| w.to_le_bytes()).collect();
+    let out = run(&module, "k", &[Arg::Scalar(words), Arg::Buffer(vec![0; 12])], &launch).unwrap();
+    let got: Vec<u32> = out.buffers[0].chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+    assert_eq!(got, [30, 50, 70]);
+}
+
+/// `redux.sync` over all lanes and over the even ones (a lane reduces with
+/// the lanes its own mask names, so the odd ones ask for theirs), signed min
+/// included; `bar.warp.sync` is a meeting that computes nothing.
+#[test]
+fn warp_reductions_combine_the_lanes_in_their_mask() {
+    let regs = ".reg .b32 %r<20>;\n.reg .b64 %rd<4>;\n.reg .pred %p<4>;";
+    let body = "
+	mov.u32 %r1, %laneid;
+	sub.s32 %r2, 5, %r1;
+	bar.warp.sync -1;
+	redux.sync.add.s32 %r3, %r1, -1;
+	redux.sync.min.s32 %r4, %r2, -1;
+	redux.sync.max.u32 %r5, %r1, -1;
+	redux.sync.or.b32 %r6, %r1, -1;
+	and.b32 %r7, %r1, 1;
+	setp.eq.b32 %p1, %r7, 0;
+	@%p1 redux.sync.add.u32 %r8, %r1, 0x55555555;
+	@!%p1 redux.sync.add.u32 %r8, %r1, 0xAAAAAAAA;
+	mul.wide.u32 %rd2, %r1, 32;
+	add.s64 %rd3, %rd1, %rd2;
+	st.global.v4.b32 [%rd3], {%r3, %r4, %r5, %r6};
+	st.global.b32 [%rd3+16], %r8;";
+    let got = run_kernel(body, regs, 32, 32 * 8).unwrap();
+    for lane in 0..32u32 {
+        let row = &got[lane as usize * 8..][..5];
+        let parity = if lane % 2 == 0 { 240 } else { 256 };
+        assert_eq!(row, [496, (5 - 31i32) as u32, 31, 31, parity], "lane {lane}");
+    }
+}
