@@ -2,7 +2,7 @@
 //! and the semantics of every non-collective `Op`. Warp collectives and
 //! barriers are only recognised here; `sched` runs them across threads.
 
-use half::f16;
+use half::{bf16, f16};
 
 use crate::ir::*;
 use crate::memory::{self, flat, read_le, window, GlobalMem, Window, LOCAL_BASE, SHARED_BASE};
@@ -86,33 +86,37 @@ fn extend(v: u64, ty: Ty) -> u64 {
     }
 }
 
-fn to_f64(v: u64, bits: u32) -> f64 {
-    match bits {
-        16 => f16::from_bits(v as u16).to_f64(),
-        32 => f32::from_bits(v as u32) as f64,
+/// The value of `v` in the scalar float format `ty`.
+fn to_f64(v: u64, ty: Ty) -> f64 {
+    match ty {
+        Ty::F(16) => f16::from_bits(v as u16).to_f64(),
+        Ty::Bf16 => bf16::from_bits(v as u16).to_f64(),
+        Ty::F(32) => f32::from_bits(v as u32) as f64,
         _ => f64::from_bits(v),
     }
 }
 
 /// Rounds to nearest even. From f64 this is correctly rounded for the
 /// results of +, -, *, / and sqrt on f32/f16 inputs (53 >= 2p + 2 bits).
-fn from_f64(x: f64, bits: u32) -> u64 {
-    match bits {
-        16 => f16::from_f64(x).to_bits() as u64,
-        32 => (x as f32).to_bits() as u64,
+fn from_f64(x: f64, ty: Ty) -> u64 {
+    match ty {
+        Ty::F(16) => f16::from_f64(x).to_bits() as u64,
+        Ty::Bf16 => bf16::from_f64(x).to_bits() as u64,
+        Ty::F(32) => (x as f32).to_bits() as u64,
         _ => x.to_bits(),
     }
 }
 
-/// Applies a float operation to a scalar float type or lane-wise to f16x2.
+/// Applies a float operation to a scalar float type or lane-wise to a
+/// packed pair (f16x2, bf16x2).
 fn float_lanes(ty: Ty, vals: &[u64], f: impl Fn(&[f64]) -> f64) -> u64 {
-    let lane = |shift: u32, bits: u32| {
-        let xs: Vec<f64> = vals.iter().map(|v| to_f64((v >> shift) & mask(bits), bits)).collect();
-        from_f64(f(&xs), bits)
+    let lane = |shift: u32, fmt: Ty| {
+        let xs: Vec<f64> = vals.iter().map(|v| to_f64((v >> shift) & mask(fmt.bits()), fmt)).collect();
+        from_f64(f(&xs), fmt)
     };
-    match ty {
-        Ty::F16x2 => lane(0, 16) | (lane(16, 16) << 16),
-        _ => lane(0, ty.bits()),
+    match ty.half_of_pair() {
+        Some(half) => lane(0, half) | (lane(16, half) << 16),
+        None => lane(0, ty),
     }
 }
 
@@ -409,15 +413,6 @@ impl Thread {
             Op::Cvt { dty, sty, rnd, int, sat, d, a } => {
                 let a = self.read(m, a)?;
                 let v = convert(*dty, *sty, *rnd, *int, *sat, a)?;
-                self.write(m, *d, v);
-            }
-            Op::CvtBf16 { to_bf16, other, d, a } => {
-                let a = self.read(m, a)?;
-                let v = if *to_bf16 {
-                    half::bf16::from_f64(to_f64(a, other.bits())).to_bits() as u64
-                } else {
-                    from_f64(half::bf16::from_bits(a as u16).to_f64(), other.bits())
-                };
                 self.write(m, *d, v);
             }
             Op::PackF16x2 { d, a, b } => {
@@ -750,9 +745,9 @@ fn binary(op: BinOp, ty: Ty, a: u64, b: u64) -> Result<u64, Error> {
 fn unary(op: UnOp, ty: Ty, a: u64) -> Result<u64, Error> {
     let n = ty.bits();
     if ty.is_float() {
-        let sign = match ty {
-            Ty::F16x2 => 0x8000_8000,
-            _ => 1u64 << (n - 1),
+        let sign = match ty.half_of_pair() {
+            Some(_) => 0x8000_8000,
+            None => 1u64 << (n - 1),
         };
         let f: fn(&[f64]) -> f64 = match op {
             UnOp::Neg => return Ok(a ^ sign),
@@ -805,7 +800,9 @@ fn mad(kind: MadKind, ty: Ty, a: u64, b: u64, c: u64) -> Result<u64, Error> {
             Ty::F(64) => f64::from_bits(a).mul_add(f64::from_bits(b), f64::from_bits(c)).to_bits(),
             // f16: the product is exact in f64; the sum is rounded twice, which
             // both builds do alike.
-            Ty::F(16) | Ty::F16x2 => float_lanes(ty, &[a, b, c], |x| x[0] * x[1] + x[2]),
+            Ty::F(16) | Ty::F16x2 | Ty::Bf16 | Ty::Bf16x2 => {
+                float_lanes(ty, &[a, b, c], |x| x[0] * x[1] + x[2])
+            }
             _ => return unsupported(format!("fma on {ty:?}")),
         },
         MadKind::Lo => binary(BinOp::MulLo, ty, a, b)?.wrapping_add(c),
@@ -817,10 +814,10 @@ fn mad(kind: MadKind, ty: Ty, a: u64, b: u64, c: u64) -> Result<u64, Error> {
 fn compare(cmp: Cmp, ty: Ty, a: u64, b: u64) -> Result<bool, Error> {
     use std::cmp::Ordering::*;
     if ty.is_float() {
-        if ty == Ty::F16x2 {
-            return unsupported("setp on f16x2");
+        if ty.half_of_pair().is_some() {
+            return unsupported(format!("setp on {ty:?}"));
         }
-        let (x, y) = (to_f64(a, ty.bits()), to_f64(b, ty.bits()));
+        let (x, y) = (to_f64(a, ty), to_f64(b, ty));
         let unordered = x.is_nan() || y.is_nan();
         let ord = x.partial_cmp(&y);
         return Ok(match cmp {
@@ -885,7 +882,7 @@ fn convert(dty: Ty, sty: Ty, rnd: Rnd, int: bool, sat: bool, a: u64) -> Result<u
         }
         (false, true) => {
             // Float to integer saturates, NaN gives 0.
-            let x = to_f64(a, sn);
+            let x = to_f64(a, sty);
             if x.is_nan() {
                 return Ok(0);
             }
@@ -897,29 +894,29 @@ fn convert(dty: Ty, sty: Ty, rnd: Rnd, int: bool, sat: bool, a: u64) -> Result<u
             }
             // i64 -> f32 through f64 would round twice; go direct where it matters.
             let v = if sty.is_signed() { sext(a, sn) as i128 } else { (a & mask(sn)) as i128 };
-            Ok(match dn {
-                32 => (v as f32).to_bits() as u64,
-                64 => (v as f64).to_bits(),
-                _ => from_f64(v as f32 as f64, dn),
+            Ok(match dty {
+                Ty::F(32) => (v as f32).to_bits() as u64,
+                Ty::F(64) => (v as f64).to_bits(),
+                _ => from_f64(v as f32 as f64, dty),
             })
         }
         (true, true) => {
-            if dty == Ty::F16x2 || sty == Ty::F16x2 {
-                return unsupported("cvt of f16x2");
+            if dty.half_of_pair().is_some() || sty.half_of_pair().is_some() {
+                return unsupported("cvt of a packed pair");
             }
-            let x = to_f64(a, sn);
+            let x = to_f64(a, sty);
             if int {
-                return Ok(from_f64(round(x, rnd), dn));
+                return Ok(from_f64(round(x, rnd), dty));
             }
             if dn < sn && !matches!(rnd, Rnd::Rn | Rnd::None) {
                 return unsupported(format!("cvt {rnd:?} narrowing"));
             }
-            let v = if dn == 16 && sn == 32 {
+            let v = if dty == Ty::F(16) && sty == Ty::F(32) {
                 f16::from_f32(f32::from_bits(a as u32)).to_bits() as u64
             } else {
-                from_f64(x, dn)
+                from_f64(x, dty)
             };
-            Ok(if sat { from_f64(to_f64(v, dn).clamp(0.0, 1.0), dn) } else { v })
+            Ok(if sat { from_f64(to_f64(v, dty).clamp(0.0, 1.0), dty) } else { v })
         }
     }
 }

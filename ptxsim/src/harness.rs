@@ -335,6 +335,7 @@ pub fn default_spec(module: &Module, kernel: &str) -> KernelSpec {
 fn element(ty: Ty, x: f64) -> Vec<u8> {
     match ty {
         Ty::F(16) => half::f16::from_f64(x).to_bits().to_le_bytes().to_vec(),
+        Ty::Bf16 => half::bf16::from_f64(x).to_bits().to_le_bytes().to_vec(),
         Ty::F(32) => (x as f32).to_le_bytes().to_vec(),
         Ty::F(64) => x.to_le_bytes().to_vec(),
         _ => (x as i64).to_le_bytes()[..ty.bytes()].to_vec(),

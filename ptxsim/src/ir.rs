@@ -10,6 +10,8 @@ pub enum Ty {
     S(u32),
     F(u32),
     F16x2,
+    Bf16,
+    Bf16x2,
     Pred,
 }
 
@@ -18,6 +20,8 @@ impl Ty {
         Some(match s {
             "pred" => Ty::Pred,
             "f16x2" => Ty::F16x2,
+            "bf16" => Ty::Bf16,
+            "bf16x2" => Ty::Bf16x2,
             _ => {
                 let (k, n) = s.split_at(1);
                 let bits: u32 = n.parse().ok()?;
@@ -38,7 +42,8 @@ impl Ty {
     pub fn bits(self) -> u32 {
         match self {
             Ty::B(n) | Ty::U(n) | Ty::S(n) | Ty::F(n) => n,
-            Ty::F16x2 => 32,
+            Ty::F16x2 | Ty::Bf16x2 => 32,
+            Ty::Bf16 => 16,
             Ty::Pred => 1,
         }
     }
@@ -52,7 +57,16 @@ impl Ty {
     }
 
     pub fn is_float(self) -> bool {
-        matches!(self, Ty::F(_) | Ty::F16x2)
+        matches!(self, Ty::F(_) | Ty::F16x2 | Ty::Bf16 | Ty::Bf16x2)
+    }
+
+    /// The format of each half of a packed pair (`f16x2`, `bf16x2`), if it is one.
+    pub fn half_of_pair(self) -> Option<Ty> {
+        match self {
+            Ty::F16x2 => Some(Ty::F(16)),
+            Ty::Bf16x2 => Some(Ty::Bf16),
+            _ => None,
+        }
     }
 }
 
@@ -324,14 +338,6 @@ pub enum Op {
         rnd: Rnd,
         int: bool,
         sat: bool,
-        d: Reg,
-        a: Operand,
-    },
-    /// `cvt.f32.bf16` / `cvt.rn.bf16.f32` and the like: a bfloat16 widened
-    /// exactly, or a float rounded to nearest even into one (`to_bf16`).
-    CvtBf16 {
-        to_bf16: bool,
-        other: Ty,
         d: Reg,
         a: Operand,
     },

@@ -912,20 +912,11 @@ fn decode(
             arity(ops, 3)?;
             Op::PackF16x2 { d: r.dst(&ops[0])?, a: r.operand(&ops[1])?, b: r.operand(&ops[2])? }
         }
-        "cvt" if parts.contains(&"bf16") => {
-            arity(ops, 2)?;
-            let to_bf16 =
-                parts.iter().position(|p| *p == "bf16") < parts.iter().position(|p| Ty::parse(p).is_some());
-            let other = parts[1..].iter().find_map(|p| Ty::parse(p)).ok_or("cvt needs two types")?;
-            // Only round-to-nearest and no other modifier (relu, satfinite).
-            let plain = parts[1..].iter().all(|p| matches!(*p, "rn" | "bf16") || Ty::parse(p) == Some(other));
-            if !other.is_float() || !plain {
-                return Err(format!("unsupported bf16 conversion {}", parts.join(".")));
-            }
-            Op::CvtBf16 { to_bf16, other, d: r.dst(&ops[0])?, a: r.operand(&ops[1])? }
-        }
         "cvt" => {
             arity(ops, 2)?;
+            if parts.iter().any(|p| matches!(*p, "relu" | "satfinite")) {
+                return Err(format!("unsupported conversion {}", parts.join(".")));
+            }
             let tys: Vec<Ty> = parts[1..].iter().filter_map(|p| Ty::parse(p)).collect();
             let [dty, sty] = tys[..] else { return Err("cvt needs two types".into()) };
             let mut rnd = Rnd::None;

@@ -205,3 +205,28 @@ fn warp_reductions_combine_the_lanes_in_their_mask() {
         assert_eq!(row, [496, (5 - 31i32) as u32, 31, 31, parity], "lane {lane}");
     }
 }
+
+/// bfloat16 arithmetic rounds each result to bf16 (8 bits of precision),
+/// lane by lane for bf16x2; conversions to integers truncate.
+#[test]
+fn bfloat16_arithmetic_rounds_to_bfloat16() {
+    let regs = ".reg .b32 %r<12>;\n.reg .b16 %rs<8>;\n.reg .b64 %rd<4>;";
+    // 1 + 2^-8 is not a bf16: 1.0 + 0x3b80 (2^-8) ties to even, 1.0.
+    // 1.5 + 0.5 = 2.0 (0x4000) in the low lane, -1.5 + 0.75 = -0.75 (0xbf40)
+    // in the high one; |-2.75| = 2.75 (0x4030); cvt.rzi.s32 of -2.75 is -2.
+    let body = "
+	add.rn.bf16 %rs1, 0x3f80, 0x3b80;
+	mov.b32 %r1, 0xbfc03fc0;
+	mov.b32 %r2, 0x3f403f00;
+	add.rn.bf16x2 %r3, %r1, %r2;
+	abs.bf16 %rs2, 0xc030;
+	cvt.rzi.s32.bf16 %r4, 0xc030;
+	fma.rn.bf16 %rs3, 0x4000, 0x4040, 0x3f80;
+	cvt.u32.u16 %r5, %rs1;
+	cvt.u32.u16 %r6, %rs2;
+	cvt.u32.u16 %r7, %rs3;
+	st.global.v4.b32 [%rd1], {%r5, %r3, %r6, %r4};
+	st.global.b32 [%rd1+16], %r7;";
+    let got = run_kernel(body, regs, 1, 5).unwrap();
+    assert_eq!(got, [0x3f80, 0xbf40_4000, 0x4030, (-2i32) as u32, 0x40e0], "got {got:x?}");
+}
