@@ -19,13 +19,13 @@
 //! again, but it sequentializes rotations LLVM's coalescer otherwise resolves
 //! and so adds final moves (README, "CSSA coalescing").
 //!
-//! Two more rules keep it from ever costing a move that stock would not
-//! (LLVM's PHI elimination and value-based coalescer handle every PHI we
-//! leave): a PHI with a *twin* in its block (the same value from every
-//! predecessor) is left, since one class per PHI would give the two PHIs two
-//! registers; and so is a PHI whose join would make a vreg interfere with a
-//! copy partner it could share a register with before, since that partner's
-//! copy would then stay.
+//! Two more rules keep it from costing moves that stock would not, in the
+//! two ways HeCBench showed (LLVM's PHI elimination and value-based
+//! coalescer handle every PHI we leave): a PHI with a *twin* in its block
+//! (the same value from every predecessor) is left, since one class per PHI
+//! would give the two PHIs two registers; and so is a PHI whose join would
+//! make a vreg interfere with a copy partner it could share a register with
+//! before, since that partner's copy would then stay.
 //!
 //! Interference is the one the other passes use (`interference`), with the
 //! liveness of SSA form: a PHI operand is live out of its predecessor only.
