@@ -415,8 +415,9 @@ impl Thread {
                 let v = convert(*dty, *sty, *rnd, *int, *sat, a)?;
                 self.write(m, *d, v);
             }
-            Op::PackF16x2 { d, a, b } => {
-                let h = |v: u64| f16::from_f32(f32::from_bits(v as u32)).to_bits() as u64;
+            Op::PackPair { pair, d, a, b } => {
+                let half = pair.half_of_pair().expect("a packed pair");
+                let h = |v: u64| from_f64(f32::from_bits(v as u32) as f64, half);
                 let v = h(self.read(m, a)?) << 16 | h(self.read(m, b)?);
                 self.write(m, *d, v);
             }

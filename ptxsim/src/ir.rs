@@ -341,8 +341,10 @@ pub enum Op {
         d: Reg,
         a: Operand,
     },
-    /// `cvt.rn.f16x2.f32 d, a, b`: two f32 rounded to f16, `a` in the upper half.
-    PackF16x2 {
+    /// `cvt.rn.f16x2.f32 d, a, b` (or `bf16x2`): two f32 rounded to the
+    /// pair's half format, `a` in the upper half.
+    PackPair {
+        pair: Ty,
         d: Reg,
         a: Operand,
         b: Operand,

@@ -622,6 +622,8 @@ impl Resolver<'_> {
             Raw::Imm(v) => Operand::Imm(*v),
             // The sink `_`, and inline assembly's registers, which need no `%`.
             Raw::Name(n, 0) if n == "_" || self.cx.regs.contains_key(n) => Operand::Reg(self.reg(n)?),
+            // PTX's one predefined constant.
+            Raw::Name(n, 0) if n == "WARP_SZ" => Operand::Imm(32),
             Raw::Name(n, add) => Operand::Sym(self.sym(n)?, *add),
             Raw::Vec(items) => Operand::Vec(items.iter().map(|i| self.operand(i)).collect::<Dec<_>>()?),
             other => return Err(format!("unexpected operand {other:?}")),
@@ -907,10 +909,14 @@ fn decode(
                 c: r.operand(&ops[3])?,
             }
         }
-        "cvt" if parts.contains(&"f16x2") && parts.contains(&"f32") => {
+        "cvt" if parts.contains(&"f32") && parts.iter().any(|p| matches!(*p, "f16x2" | "bf16x2")) => {
             // cvt.rn.f16x2.f32 d, a, b: a goes to the upper half.
             arity(ops, 3)?;
-            Op::PackF16x2 { d: r.dst(&ops[0])?, a: r.operand(&ops[1])?, b: r.operand(&ops[2])? }
+            if parts.iter().any(|p| matches!(*p, "relu" | "satfinite")) {
+                return Err(format!("unsupported conversion {}", parts.join(".")));
+            }
+            let pair = if parts.contains(&"f16x2") { Ty::F16x2 } else { Ty::Bf16x2 };
+            Op::PackPair { pair, d: r.dst(&ops[0])?, a: r.operand(&ops[1])?, b: r.operand(&ops[2])? }
         }
         "cvt" => {
             arity(ops, 2)?;

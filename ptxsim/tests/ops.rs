@@ -207,7 +207,8 @@ fn warp_reductions_combine_the_lanes_in_their_mask() {
 }
 
 /// bfloat16 arithmetic rounds each result to bf16 (8 bits of precision),
-/// lane by lane for bf16x2; conversions to integers truncate.
+/// lane by lane for bf16x2; conversions to integers truncate; a pair packs
+/// its first source into the upper half. (And `WARP_SZ` is 32.)
 #[test]
 fn bfloat16_arithmetic_rounds_to_bfloat16() {
     let regs = ".reg .b32 %r<12>;\n.reg .b16 %rs<8>;\n.reg .b64 %rd<4>;";
@@ -225,8 +226,14 @@ fn bfloat16_arithmetic_rounds_to_bfloat16() {
 	cvt.u32.u16 %r5, %rs1;
 	cvt.u32.u16 %r6, %rs2;
 	cvt.u32.u16 %r7, %rs3;
+	cvt.rn.bf16x2.f32 %r8, 0f40000000, 0f3F808000;
+	mov.u32 %r9, WARP_SZ;
 	st.global.v4.b32 [%rd1], {%r5, %r3, %r6, %r4};
-	st.global.b32 [%rd1+16], %r7;";
-    let got = run_kernel(body, regs, 1, 5).unwrap();
-    assert_eq!(got, [0x3f80, 0xbf40_4000, 0x4030, (-2i32) as u32, 0x40e0], "got {got:x?}");
+	st.global.v4.b32 [%rd1+16], {%r7, %r8, %r9, %r9};";
+    let got = run_kernel(body, regs, 1, 8).unwrap();
+    assert_eq!(
+        got,
+        [0x3f80, 0xbf40_4000, 0x4030, (-2i32) as u32, 0x40e0, 0x4000_3f80, 32, 32],
+        "got {got:x?}"
+    );
 }
