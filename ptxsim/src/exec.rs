@@ -386,6 +386,15 @@ impl Thread {
                 }
                 self.write(m, *d, wide as u64);
             }
+            Op::Set { cmp, dty, sty, d, a, b } => {
+                let (a, b) = (self.read(m, a)?, self.read(m, b)?);
+                let v = match (compare(*cmp, *sty, a, b)?, dty.is_float()) {
+                    (false, _) => 0,
+                    (true, true) => float_lanes(*dty, &[], |_| 1.0),
+                    (true, false) => mask(dty.bits()),
+                };
+                self.write(m, *d, v);
+            }
             Op::Setp { cmp, ty, d, dn, a, b, comb } => {
                 let (a, b) = (self.read(m, a)?, self.read(m, b)?);
                 let r = compare(*cmp, *ty, a, b)?;

@@ -325,6 +325,16 @@ pub enum Op {
         b: Operand,
         comb: Option<(BoolOp, Operand)>,
     },
+    /// `set.cmp.dtype.stype d, a, b`: the comparison as a value of `dty`
+    /// (1.0 for a float type, all ones for an integer one, else 0).
+    Set {
+        cmp: Cmp,
+        dty: Ty,
+        sty: Ty,
+        d: Reg,
+        a: Operand,
+        b: Operand,
+    },
     Selp {
         ty: Ty,
         d: Reg,

@@ -871,6 +871,14 @@ fn decode(
             };
             Op::Un { op, ty: last_ty(parts)?, d: r.dst(&ops[0])?, a: r.operand(&ops[1])? }
         }
+        "set" if parts.len() == 4 => {
+            arity(ops, 3)?;
+            let cmp = cmp_of(parts[1]).ok_or("set without comparison")?;
+            let (Some(dty), Some(sty)) = (Ty::parse(parts[2]), Ty::parse(parts[3])) else {
+                return Err("set needs two types".into());
+            };
+            Op::Set { cmp, dty, sty, d: r.dst(&ops[0])?, a: r.operand(&ops[1])?, b: r.operand(&ops[2])? }
+        }
         "setp" => {
             let cmp = parts.get(1).and_then(|c| cmp_of(c)).ok_or("setp without comparison")?;
             let ty = last_ty(parts)?;

@@ -208,10 +208,11 @@ fn warp_reductions_combine_the_lanes_in_their_mask() {
 
 /// bfloat16 arithmetic rounds each result to bf16 (8 bits of precision),
 /// lane by lane for bf16x2; conversions to integers truncate; a pair packs
-/// its first source into the upper half. (And `WARP_SZ` is 32.)
+/// its first source into the upper half. (And `WARP_SZ` is 32; `set` gives a
+/// comparison as 1.0 in a float type, all ones in an integer one.)
 #[test]
 fn bfloat16_arithmetic_rounds_to_bfloat16() {
-    let regs = ".reg .b32 %r<12>;\n.reg .b16 %rs<8>;\n.reg .b64 %rd<4>;";
+    let regs = ".reg .b32 %r<16>;\n.reg .b16 %rs<8>;\n.reg .b64 %rd<4>;";
     // 1 + 2^-8 is not a bf16: 1.0 + 0x3b80 (2^-8) ties to even, 1.0.
     // 1.5 + 0.5 = 2.0 (0x4000) in the low lane, -1.5 + 0.75 = -0.75 (0xbf40)
     // in the high one; |-2.75| = 2.75 (0x4030); cvt.rzi.s32 of -2.75 is -2.
@@ -228,12 +229,17 @@ fn bfloat16_arithmetic_rounds_to_bfloat16() {
 	cvt.u32.u16 %r7, %rs3;
 	cvt.rn.bf16x2.f32 %r8, 0f40000000, 0f3F808000;
 	mov.u32 %r9, WARP_SZ;
+	set.eq.f16.f16 %rs4, 0x3c00, 0x3c00;
+	cvt.u32.u16 %r10, %rs4;
+	set.lt.u32.f32 %r11, 0f3F800000, 0f3F000000;
+	set.gt.u32.f32 %r12, 0f3F800000, 0f3F000000;
 	st.global.v4.b32 [%rd1], {%r5, %r3, %r6, %r4};
-	st.global.v4.b32 [%rd1+16], {%r7, %r8, %r9, %r9};";
-    let got = run_kernel(body, regs, 1, 8).unwrap();
+	st.global.v4.b32 [%rd1+16], {%r7, %r8, %r9, %r10};
+	st.global.v2.b32 [%rd1+32], {%r11, %r12};";
+    let got = run_kernel(body, regs, 1, 10).unwrap();
     assert_eq!(
         got,
-        [0x3f80, 0xbf40_4000, 0x4030, (-2i32) as u32, 0x40e0, 0x4000_3f80, 32, 32],
+        [0x3f80, 0xbf40_4000, 0x4030, (-2i32) as u32, 0x40e0, 0x4000_3f80, 32, 0x3c00, 0, u32::MAX],
         "got {got:x?}"
     );
 }
