@@ -875,6 +875,26 @@ fn round(x: f64, rnd: Rnd) -> f64 {
     }
 }
 
+/// An integer `v` converted to a float with the rounding `rnd`, from the
+/// nearest float (`bits`, whose value is the integer `got`): a directed
+/// rounding that went the wrong way moves one step (one unit in the last
+/// place, which for a float's bit pattern is the next or previous integer).
+fn directed(bits: u64, got: i128, v: i128, rnd: Rnd) -> u64 {
+    let up = match rnd {
+        Rnd::Rm if got > v => false,
+        Rnd::Rp if got < v => true,
+        Rnd::Rz if got.abs() > v.abs() => v < 0,
+        _ => return bits,
+    };
+    // Neither 0 nor a sign change can need a step: `v` is an integer that
+    // `got` already brackets from the other side.
+    if (got > 0) == up {
+        bits + 1
+    } else {
+        bits - 1
+    }
+}
+
 fn convert(dty: Ty, sty: Ty, rnd: Rnd, int: bool, sat: bool, a: u64) -> Result<u64, Error> {
     let (dn, sn) = (dty.bits(), sty.bits());
     let clamp_int = |x: i128| -> u64 {
@@ -899,16 +919,20 @@ fn convert(dty: Ty, sty: Ty, rnd: Rnd, int: bool, sat: bool, a: u64) -> Result<u
             Ok(clamp_int(round(x, rnd).clamp(-1e40, 1e40) as i128))
         }
         (true, false) => {
-            if !matches!(rnd, Rnd::Rn | Rnd::None) {
-                return unsupported(format!("cvt {rnd:?} to a float"));
-            }
             // i64 -> f32 through f64 would round twice; go direct where it matters.
             let v = if sty.is_signed() { sext(a, sn) as i128 } else { (a & mask(sn)) as i128 };
-            Ok(match dty {
-                Ty::F(32) => (v as f32).to_bits() as u64,
-                Ty::F(64) => (v as f64).to_bits(),
-                _ => from_f64(v as f32 as f64, dty),
-            })
+            match (dty, rnd) {
+                (Ty::F(32), _) => {
+                    let f = v as f32;
+                    Ok(directed(f.to_bits() as u64, f as i128, v, rnd) as u32 as u64)
+                }
+                (Ty::F(64), _) => {
+                    let f = v as f64;
+                    Ok(directed(f.to_bits(), f as i128, v, rnd))
+                }
+                (_, Rnd::Rn | Rnd::None) => Ok(from_f64(v as f32 as f64, dty)),
+                _ => unsupported(format!("cvt {rnd:?} to {dty:?}")),
+            }
         }
         (true, true) => {
             if dty.half_of_pair().is_some() || sty.half_of_pair().is_some() {

@@ -243,3 +243,26 @@ fn bfloat16_arithmetic_rounds_to_bfloat16() {
         "got {got:x?}"
     );
 }
+
+/// An integer converted to a float with a directed rounding: 2^24 + 1 is
+/// not an f32; rn gives 2^24 (ties to even), rp 2^24 + 2, rm and rz 2^24,
+/// and the mirror images for its negation.
+#[test]
+fn integers_round_to_floats_in_the_direction_asked() {
+    let regs = ".reg .b32 %r<12>;\n.reg .b64 %rd<8>;";
+    let body = "
+	mov.b64 %rd4, 16777217;
+	neg.s64 %rd5, %rd4;
+	cvt.rn.f32.s64 %r1, %rd4;
+	cvt.rp.f32.s64 %r2, %rd4;
+	cvt.rm.f32.s64 %r3, %rd4;
+	cvt.rz.f32.s64 %r4, %rd4;
+	cvt.rp.f32.s64 %r5, %rd5;
+	cvt.rm.f32.s64 %r6, %rd5;
+	cvt.rz.f32.s64 %r7, %rd5;
+	st.global.v4.b32 [%rd1], {%r1, %r2, %r3, %r4};
+	st.global.v4.b32 [%rd1+16], {%r5, %r6, %r7, %r7};";
+    let got = run_kernel(body, regs, 1, 8).unwrap();
+    let (p, n) = (0x4b80_0000u32, 0xcb80_0000u32);
+    assert_eq!(got, [p, p + 1, p, p, n, n + 1, n, n], "got {got:x?}");
+}
