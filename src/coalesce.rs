@@ -71,13 +71,14 @@ pub fn vreg_weights(f: &Function) -> Vec<f64> {
     weights
 }
 
-/// Where a copy comes in the order candidates are tried, smaller first.
+/// Where a copy comes in the order candidates are tried, smaller first
+/// (then heavier first, then program order).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Turn {
-    /// CICC's: by destination register number (then heavier first).
+    /// CICC's: by destination register number.
     Register(VReg),
-    /// LLVM's RegisterCoalescer's: by the block's place in
-    /// [`blocks_in_stock_order`] (then heavier first).
+    /// By the block's place in [`blocks_in_stock_order`]; every copy at 0 is
+    /// plain program order.
     Block(u32),
 }
 
@@ -162,12 +163,12 @@ pub fn coalesce(f: &Function, options: &Options) -> PassOutcome {
             // Which copies win where several compete for one register
             // depends on the order they are tried in; keep the order that
             // leaves fewer.
-            let by_register = join(f, options, &mut graph.clone(), Order::Register);
+            let in_program_order = join(f, options, &mut graph.clone(), Order::Program);
             let as_stock = join(f, options, &mut graph, Order::Stock);
-            if as_stock.1.len() < by_register.1.len() {
+            if as_stock.1.len() < in_program_order.1.len() {
                 as_stock
             } else {
-                by_register
+                in_program_order
             }
         } else {
             join(f, options, &mut graph, Order::Register)
@@ -246,7 +247,11 @@ const MAX_STAND_IN_ATTEMPTS: u32 = 2;
 /// The order copies are tried in (see [`Turn`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Order {
+    /// CICC's conservative coalescer: by register number, heavier first.
     Register,
+    /// Replace-stock: in program order, weights aside.
+    Program,
+    /// Replace-stock: blocks as LLVM's RegisterCoalescer visits them.
     Stock,
 }
 
@@ -279,11 +284,13 @@ fn join(
             copies_seen += 1;
             match f.copy_pair(i) {
                 Some((dst, src)) => primary.push(Reverse(Candidate {
-                    turn: if conservative { Turn::Register(dst) } else { Turn::Block(stock_rank[b.index()]) },
-                    weight: if conservative {
-                        (weights[dst.index()] + weights[src.index()]) * frequency
-                    } else {
-                        0.0
+                    turn: match order {
+                        Order::Register => Turn::Register(dst),
+                        Order::Program | Order::Stock => Turn::Block(stock_rank[b.index()]),
+                    },
+                    weight: match order {
+                        Order::Register => (weights[dst.index()] + weights[src.index()]) * frequency,
+                        Order::Program | Order::Stock => 0.0,
                     },
                     inst: i,
                     dst,

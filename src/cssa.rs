@@ -194,10 +194,10 @@ fn phis(f: &Function) -> Vec<Phi> {
 /// LLVM's coalescer, joining by value, gives them one register; our classes,
 /// one per PHI, would give them two and keep a copy between them, so twins
 /// are left to PHI elimination. Twins of twins are twins too, hence the
-/// rounds: a value is a copy's origin, or one PHI's result for all its twins.
-fn phis_with_twins(f: &Function, phis: &[Phi]) -> Vec<bool> {
-    let origin = f.copy_origins(|_| true);
-    let mut same = VRegSets::new(f.num_vregs());
+/// rounds: a value is a copy's origin (`origin`, per vreg), or one PHI's
+/// result for all its twins.
+fn phis_with_twins(phis: &[Phi], origin: &[VReg]) -> Vec<bool> {
+    let mut same = VRegSets::new(origin.len());
     let mut twin = vec![false; phis.len()];
     loop {
         let mut seen: FxHashMap<(Block, Vec<(Block, VReg)>), VReg> = FxHashMap::default();
@@ -297,8 +297,8 @@ pub fn coalesce_phis(f: &Function, options: &Options) -> PassOutcome {
     phis.sort_by(|a, b| f.block(b.block).frequency.total_cmp(&f.block(a.block).frequency));
 
     let partners = copy_partners(f, &phis);
-    let twins = phis_with_twins(f, &phis);
     let mut classes = Classes::new(f);
+    let twins = phis_with_twins(&phis, &classes.value);
     // Each deleted PHI, with its edge copies as (block, operand).
     let mut eliminated: Vec<(&Phi, Vec<(Block, VReg)>)> = Vec::new();
     let (mut merged_operands, mut kept) = (0u64, 0u64);
