@@ -264,6 +264,7 @@ pub fn stand_ins(f: &Function, liveness: &Liveness) -> StandIns {
         return found;
     }
     let values = Values::number(f, liveness, &StandIns::default());
+    let merges: Vec<Block> = f.block_ids().filter(|&j| f.block(j).preds.len() > 1).collect();
     let mut live = LiveSet::new(f);
     for b in f.block_ids() {
         if !f.block_insts(b).any(|i| f.inst(i).kind == InstKind::ImplicitDef) {
@@ -292,9 +293,8 @@ pub fn stand_ins(f: &Function, liveness: &Liveness) -> StandIns {
                 }
                 wanted
             };
-            let joins = f.block_ids().filter(|&j| {
-                f.block(j).preds.len() > 1
-                    && liveness.live_in[j.index()].binary_search(&v).is_ok()
+            let joins = merges.iter().copied().filter(|&j| {
+                liveness.live_in[j.index()].binary_search(&v).is_ok()
                     && f.block(j).preds.iter().any(|&p| values.exit_value(p, v) == undefined)
             });
             let stand_in = joins
