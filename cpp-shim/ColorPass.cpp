@@ -21,17 +21,20 @@ namespace nvregalloc {
 
 static cl::opt<NvraColorMode> ColorMode(
     "nvregalloc-color", cl::desc("How nvregalloc colors virtual registers"),
-    cl::init(NVRA_COLOR_RENAME),
+    cl::init(NVRA_COLOR_OFF),
     cl::values(clEnumValN(NVRA_COLOR_RENAME, "rename",
-                          "one PTX register per color, fewest colors (default)"),
+                          "one PTX register per color, fewest colors"),
                clEnumValN(NVRA_COLOR_ANALYZE, "analyze",
                           "decide and report, change nothing"),
-               clEnumValN(NVRA_COLOR_OFF, "off", "do not run")));
+               clEnumValN(NVRA_COLOR_OFF, "off",
+                          "do not rename (default: ptxas re-allocates, and "
+                          "renaming moves its register count both ways)")));
 
 static cl::opt<unsigned> MaxRegs(
     "nvregalloc-max-regs",
     cl::desc("Color each register class into at most this many registers, "
-             "spilling to local memory what does not fit (0: unbounded)"),
+             "spilling to local memory what does not fit (0: unbounded); "
+             "renames even where -nvregalloc-color is off"),
     cl::init(0));
 
 static cl::opt<bool> Remat(
@@ -75,7 +78,9 @@ public:
     MachineFunctionPass::getAnalysisUsage(AU);
   }
   bool runOnMachineFunction(MachineFunction &MF) override {
-    if (ColorMode == NVRA_COLOR_OFF)
+    // Off everywhere unless a budget or a function-options file turns
+    // renaming on for some function (the core decides which).
+    if (ColorMode == NVRA_COLOR_OFF && MaxRegs == 0 && FunctionOptions.empty())
       return false;
     NvraOptions O = sharedOptions();
     O.color_mode = ColorMode;

@@ -62,8 +62,9 @@ MODES = {
     "both, cssa edge copies": ["-nvregalloc-cssa-coalesce", "-nvregalloc-cssa-edge-copies",
                                "-nvregalloc-coalesce=after-stock", "-nvregalloc-color=rename"],
     # The pressure pass (off by default) acts only where an occupancy step is
-    # crossed; forced to recompute all it can, so that every kernel exercises it.
-    "pressure forced": ["-nvregalloc-pressure=relieve", "-nvregalloc-pressure-target=1"],
+    # crossed; forced to recompute all it can, so that every kernel exercises it,
+    # and renamed after, so that coloring meets the clones (scripts/tune's choice).
+    "pressure forced": ["-nvregalloc-pressure=relieve", "-nvregalloc-pressure-target=1", "-nvregalloc-color=rename"],
     "budget 8": ["-nvregalloc-max-regs=8"],
     "budget 15": ["-nvregalloc-max-regs=15"],
     "budget 32": ["-nvregalloc-max-regs=32"],

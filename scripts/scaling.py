@@ -114,6 +114,7 @@ DENSE_KERNELS = {"reduction": reduction_kernel, "accumulation": accumulation_ker
 # Plugin modes of the dense family: name -> llc options.
 DENSE_MODES = {
     "default": [],
+    "rename": ["-nvregalloc-color=rename"],
     "replace-stock": ["-nvregalloc-coalesce=replace-stock"],
     "edge-copies": ["-nvregalloc-cssa-coalesce", "-nvregalloc-cssa-edge-copies"],
     "analyze": ["-nvregalloc-pressure=analyze", "-nvregalloc-coalesce=analyze", "-nvregalloc-color=analyze"],
@@ -164,7 +165,8 @@ def sparse_family(args, ptx_stats):
         ll = os.path.join(args.dir, f"k{size}.ll")
         with open(ll, "w") as fh:
             fh.write(kernel(max(1, size // INSTS_PER_REGION)))
-        stderr, peak, _ = llc(ll, True, ["-time-passes"])
+        # Coalescing and renaming: all the default pipeline's work and the color pass's.
+        stderr, peak, _ = llc(ll, True, ["-time-passes", "-nvregalloc-color=rename"])
         ours, stock, total = parse_time_passes(stderr)
         _, stock_peak, _ = llc(ll, False)
         insts = sum(f["insts"] for f in ptx_stats.parse_ptx(open(ll.replace(".ll", ".plugin.ptx")).read()).values())

@@ -86,7 +86,11 @@ pub fn run(f: &Function, options: &Options, pass: Pass) -> Verdict {
         Pass::Coalesce => {
             (options.coalesce_mode == CoalesceMode::Off, options.coalesce_mode == CoalesceMode::Analyze)
         }
-        Pass::Color => (options.color_mode == ColorMode::Off, options.color_mode == ColorMode::Analyze),
+        // A register budget is met by coloring, so it renames whatever the mode.
+        Pass::Color => (
+            options.color_mode == ColorMode::Off && options.max_regs.is_none(),
+            options.color_mode == ColorMode::Analyze,
+        ),
         // Off is the shim not running the pass at all.
         Pass::Cssa => (false, false),
         Pass::Pressure => {

@@ -47,6 +47,9 @@ pub struct Options {
     /// A neighbour is high-degree when `degree * coalesce_factor >= k`.
     pub coalesce_factor: f64,
     pub coalesce_mode: CoalesceMode,
+    /// Off by default: ptxas re-allocates registers, and PTX names shared by
+    /// coloring move its count both ways (README, "Renaming and ptxas").
+    /// A register budget colors whatever this says.
     pub color_mode: ColorMode,
     /// Weight copy candidates by the frequency of their block.
     pub block_freq_bias: bool,
@@ -116,7 +119,7 @@ impl Default for Options {
             k: 15,
             coalesce_factor: 0.8,
             coalesce_mode: CoalesceMode::AfterStock,
-            color_mode: ColorMode::Rename,
+            color_mode: ColorMode::Off,
             block_freq_bias: false,
             verify: true,
             fault: Fault::None,

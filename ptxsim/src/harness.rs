@@ -45,8 +45,12 @@ pub const MODES: &[(&str, &[&str])] = &[
     ),
     // The pressure pass (off by default) acts where an occupancy step is
     // crossed; forced to recompute everything it can, so that every kernel
-    // exercises it.
-    ("pressure forced", &["-nvregalloc-pressure=relieve", "-nvregalloc-pressure-target=1"]),
+    // exercises it; renamed after, so that coloring meets the clones (one
+    // of scripts/tune's choices).
+    (
+        "pressure forced",
+        &["-nvregalloc-pressure=relieve", "-nvregalloc-pressure-target=1", "-nvregalloc-color=rename"],
+    ),
     ("budget 8", &["-nvregalloc-max-regs=8"]),
     ("budget 15", &["-nvregalloc-max-regs=15"]),
     ("budget 32", &["-nvregalloc-max-regs=32"]),

@@ -22,7 +22,7 @@ use nvregalloc::function::{
     Function, FunctionBuilder, Inst, InstData, InstFlags, InstKind, Operand, RegClass, VReg,
 };
 use nvregalloc::liveness::Liveness;
-use nvregalloc::options::{Fault, Options, PressureMode};
+use nvregalloc::options::{ColorMode, Fault, Options, PressureMode};
 use nvregalloc::pressure;
 use nvregalloc::rewrite::{Insert, Place, Remat, Rewrite, SpillOp, UseSubstitution};
 use nvregalloc_testkit::generate::{self, Size};
@@ -573,7 +573,8 @@ fn the_injected_fault_is_caught_by_both() {
     let (mut rejected, mut observed, mut runs) = (0, 0, 0);
     for seed in 0..60 {
         let (f, params) = generated(seed);
-        let faulty = Options { fault: Fault::MergeInterfering, ..Options::default() };
+        let faulty =
+            Options { fault: Fault::MergeInterfering, color_mode: ColorMode::Rename, ..Options::default() };
         for pass in [Pass::Coalesce, Pass::Color] {
             runs += 1;
             let unchecked = Options { verify: false, ..faulty.clone() };

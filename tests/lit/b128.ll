@@ -2,10 +2,10 @@
 ; some 128-bit atomics and vectors) are a register class like the others:
 ; counted, colored and renamed, in straight and graph-free coloring. The asm's
 ; early-clobber "=&q" output may not take its input's register.
-; RUN: %llc_plugin -mattr=+ptx83 -verify-machineinstrs %s -o %t.ptx -join-liveintervals=false \
+; RUN: %llc_plugin -nvregalloc-color=rename -mattr=+ptx83 -verify-machineinstrs %s -o %t.ptx -join-liveintervals=false \
 ; RUN:   -pass-remarks=nvregalloc-color -pass-remarks-analysis=nvregalloc-color 2>&1 | FileCheck %s --check-prefix=REMARK
 ; RUN: FileCheck %s < %t.ptx
-; RUN: %llc_plugin -mattr=+ptx83 -verify-machineinstrs %s -o %t.free.ptx -join-liveintervals=false \
+; RUN: %llc_plugin -nvregalloc-color=rename -mattr=+ptx83 -verify-machineinstrs %s -o %t.free.ptx -join-liveintervals=false \
 ; RUN:   -nvregalloc-graph-limit=0 -pass-remarks-analysis=nvregalloc-color 2>&1 | FileCheck %s --check-prefix=REMARK
 ; RUN: FileCheck %s < %t.free.ptx
 ; RUN: %if cuda %{ %ptxas -arch=sm_90 %t.ptx -o /dev/null %}

@@ -3,12 +3,12 @@
 ; register as any value it likes; sharing one with a value computed before
 ; the loop makes it a real loop-carried input, and ptxas then needs more
 ; registers (HeCBench ssm: 32 -> 38 from one such register).
-; RUN: %llc_plugin -verify-machineinstrs %s -o - | FileCheck %s
+; RUN: %llc_plugin -nvregalloc-color=rename -verify-machineinstrs %s -o - | FileCheck %s
 ; Graph-free coloring too.
-; RUN: %llc_plugin -verify-machineinstrs -nvregalloc-graph-limit=0 %s -o - | FileCheck %s
-; RUN: %llc_plugin -verify-machineinstrs %s -o %t.ptx
+; RUN: %llc_plugin -nvregalloc-color=rename -verify-machineinstrs -nvregalloc-graph-limit=0 %s -o - | FileCheck %s
+; RUN: %llc_plugin -nvregalloc-color=rename -verify-machineinstrs %s -o %t.ptx
 ; -nvregalloc-undefined-apart=false lets it share one (as before).
-; RUN: %llc_plugin -verify-machineinstrs -nvregalloc-undefined-apart=false %s -o - | FileCheck %s --check-prefix=SHARED
+; RUN: %llc_plugin -nvregalloc-color=rename -verify-machineinstrs -nvregalloc-undefined-apart=false %s -o - | FileCheck %s --check-prefix=SHARED
 ; RUN: %if cuda %{ %ptxas -arch=sm_90 -c %t.ptx -o %t.o %}
 
 ; CHECK: mul.lo.s32 [[B:%r[0-9]+]],

@@ -8,7 +8,7 @@
 
 ; Within the default limit (1,000,000 entries): graphs.
 ; RUN: rm -rf %t && mkdir -p %t
-; RUN: %llc_plugin -verify-machineinstrs %s -o %t/graph.ptx -nvregalloc-cssa-coalesce -nvregalloc-report=%t/graph.json
+; RUN: %llc_plugin -nvregalloc-color=rename -verify-machineinstrs %s -o %t/graph.ptx -nvregalloc-cssa-coalesce -nvregalloc-report=%t/graph.json
 ; RUN: FileCheck %s --check-prefix=GRAPH < %t/graph.json
 ; GRAPH:      "accumulation": {
 ; GRAPH:        "coalesce": {
@@ -24,7 +24,7 @@
 ; GRAPH:          "method": "graph",
 
 ; Past the limit: the graph-free path, MaxLive colors on the reduction.
-; RUN: %llc_plugin -verify-machineinstrs %s -o %t/free.ptx -nvregalloc-graph-limit=10000 -nvregalloc-cssa-coalesce \
+; RUN: %llc_plugin -nvregalloc-color=rename -verify-machineinstrs %s -o %t/free.ptx -nvregalloc-graph-limit=10000 -nvregalloc-cssa-coalesce \
 ; RUN:   -nvregalloc-report=%t/free.json -pass-remarks-missed=nvregalloc -pass-remarks-analysis=nvregalloc-color 2>%t/free.txt
 ; RUN: FileCheck %s --check-prefix=FREE < %t/free.json
 ; RUN: FileCheck %s --check-prefix=REMARK < %t/free.txt
@@ -47,8 +47,8 @@
 ; RUN: %if cuda %{ %ptxas -arch=sm_90 %t/free.ptx -o /dev/null %}
 
 ; The other modes past the limit; analysis changes nothing, so its PTX is stock's.
-; RUN: %llc_plugin -verify-machineinstrs %s -o /dev/null -nvregalloc-graph-limit=10000 -nvregalloc-coalesce=replace-stock
-; RUN: %llc_plugin -verify-machineinstrs %s -o /dev/null -nvregalloc-graph-limit=10000 -nvregalloc-cssa-coalesce -nvregalloc-cssa-edge-copies
+; RUN: %llc_plugin -nvregalloc-color=rename -verify-machineinstrs %s -o /dev/null -nvregalloc-graph-limit=10000 -nvregalloc-coalesce=replace-stock
+; RUN: %llc_plugin -nvregalloc-color=rename -verify-machineinstrs %s -o /dev/null -nvregalloc-graph-limit=10000 -nvregalloc-cssa-coalesce -nvregalloc-cssa-edge-copies
 ; RUN: %llc_plugin %s -o %t/analyze.ptx -nvregalloc-graph-limit=10000 -nvregalloc-pressure=analyze \
 ; RUN:   -nvregalloc-coalesce=analyze -nvregalloc-color=analyze
 ; RUN: %llc_nvptx %s -o %t/stock.ptx

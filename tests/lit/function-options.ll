@@ -14,6 +14,13 @@
 ; ONE-NOT:   mul.lo.s32
 ; ONE:       ret;
 ;
+; Renaming is off on the command line (the default) and on for one function.
+; RUN: echo "other color=rename" > %t.rename
+; RUN: %llc_plugin -nvregalloc-function-options=%t.rename -pass-remarks-analysis=nvregalloc-color %s -o /dev/null 2>&1 \
+; RUN:   | FileCheck %s --check-prefix=RENAME
+; RENAME-NOT: function invariant_product: vregs-before
+; RENAME:     function other: vregs-before=7 vregs-after=7 max-live=7
+;
 ; Everything off for every function: stock's PTX.
 ; RUN: echo "* coalesce=off color=off pressure=off" > %t.stock
 ; RUN: %llc_plugin -nvregalloc-function-options=%t.stock -nvregalloc-pressure-target=1 %s -o %t.stock.ptx

@@ -12,11 +12,11 @@
 ; RUN:   -nvregalloc-coalesce=replace-stock -nvregalloc-color=off -pass-remarks=nvregalloc-coalesce 2>&1 \
 ; RUN:   | FileCheck %s --check-prefix=REWROTE
 ; RUN: FileCheck %s < %t.replace.ptx
-; RUN: %llc_plugin -verify-machineinstrs %s -o %t.color.ptx -join-liveintervals=false \
+; RUN: %llc_plugin -nvregalloc-color=rename -verify-machineinstrs %s -o %t.color.ptx -join-liveintervals=false \
 ; RUN:   -nvregalloc-cssa-coalesce=false -nvregalloc-coalesce=off -pass-remarks=nvregalloc-color 2>&1 \
 ; RUN:   | FileCheck %s --check-prefix=REWROTE
 ; RUN: FileCheck %s < %t.color.ptx
-; RUN: %llc_plugin -verify-machineinstrs %s -o %t.free.ptx -join-liveintervals=false -nvregalloc-graph-limit=0 \
+; RUN: %llc_plugin -nvregalloc-color=rename -verify-machineinstrs %s -o %t.free.ptx -join-liveintervals=false -nvregalloc-graph-limit=0 \
 ; RUN:   -nvregalloc-cssa-coalesce=false -nvregalloc-coalesce=off -pass-remarks=nvregalloc-color 2>&1 \
 ; RUN:   | FileCheck %s --check-prefix=REWROTE
 ; RUN: FileCheck %s < %t.free.ptx

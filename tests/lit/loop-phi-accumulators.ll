@@ -5,7 +5,7 @@
 ; nvregalloc-coalesce turns those copies into move-immediates, so no register
 ; move is left, and nvregalloc-color needs fewer registers.
 ; RUN: %llc_nvptx %s -o %t.stock.ptx
-; RUN: %llc_plugin -verify-machineinstrs %s -o %t.plugin.ptx
+; RUN: %llc_plugin -nvregalloc-color=rename -verify-machineinstrs %s -o %t.plugin.ptx
 ; RUN: FileCheck %s --check-prefix=STOCK < %t.stock.ptx
 ; RUN: FileCheck %s --check-prefix=PLUGIN < %t.plugin.ptx
 ; RUN: %ptx_moves %t.stock.ptx | FileCheck %s --check-prefix=STOCK-MOVES

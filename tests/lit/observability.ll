@@ -2,7 +2,7 @@
 ; YAML), a JSON report with phase times and occupancy, Graphviz graphs, and
 ; the HTML page scripts/report makes of the JSON.
 ; RUN: rm -rf %t.dir && mkdir -p %t.dir
-; RUN: %llc_plugin -nvregalloc-cssa-coalesce %s -o /dev/null -stats -pass-remarks=nvregalloc -pass-remarks-analysis=nvregalloc \
+; RUN: %llc_plugin -nvregalloc-color=rename -nvregalloc-cssa-coalesce %s -o /dev/null -stats -pass-remarks=nvregalloc -pass-remarks-analysis=nvregalloc \
 ; RUN:   -pass-remarks-missed=nvregalloc -pass-remarks-output=%t.dir/remarks.yaml \
 ; RUN:   -nvregalloc-report=%t.dir/acc.json -nvregalloc-dot=%t.dir/dot 2>%t.dir/stderr
 ; RUN: FileCheck %s --check-prefix=STATS < %t.dir/stderr

@@ -4,7 +4,7 @@
 ; 65,536 registers in units of 256 per warp, at most 64 warps), with the
 ; figure from the PTX colors shown as the lower bound it is.
 ; RUN: rm -rf %t.dir && mkdir -p %t.dir
-; RUN: %llc_plugin %s -o %t.dir/k.ptx -nvregalloc-report=%t.dir/k.json
+; RUN: %llc_plugin -nvregalloc-color=rename %s -o %t.dir/k.ptx -nvregalloc-report=%t.dir/k.json
 ; RUN: %python %root/scripts/report --ptxas=%ptxas %t.dir/k.json -o %t.dir/report.html
 ; RUN: FileCheck %s < %t.dir/report.html
 ; CHECK: <h3>k</h3>

@@ -2,8 +2,8 @@
 ; function exactly as LLVM made it, with one warning naming it; other
 ; functions are still rewritten and llc exits 0.
 ; RUN: %llc_nvptx %s -o %t.stock.ptx
-; Every function is taken in the default mode.
-; RUN: %llc_plugin -verify-machineinstrs %s -o %t.plugin.ptx 2>%t.warnings
+; Every function is coalesced and renamed.
+; RUN: %llc_plugin -nvregalloc-color=rename -verify-machineinstrs %s -o %t.plugin.ptx 2>%t.warnings
 ; RUN: FileCheck %s --check-prefix=NONE --allow-empty < %t.warnings
 ; RUN: FileCheck %s --check-prefix=REWRITTEN < %t.plugin.ptx
 ; A budget of 2 registers cannot hold the 3 inputs of one asm: refused.
@@ -13,11 +13,11 @@
 ; RUN: sed -n '/entry three_inputs/,/^}/p' %t.budget.ptx > %t.budget.fn
 ; RUN: diff %t.stock.fn %t.budget.fn
 ; A panic inside the Rust core is caught at the FFI boundary.
-; RUN: %llc_plugin -nvregalloc-inject-fault=panic %s -o %t.panic.ptx 2>%t.panic
+; RUN: %llc_plugin -nvregalloc-color=rename -nvregalloc-inject-fault=panic %s -o %t.panic.ptx 2>%t.panic
 ; RUN: FileCheck %s --check-prefix=PANIC < %t.panic
 ; RUN: diff %t.stock.ptx %t.panic.ptx
 ; A wrong rewrite (two interfering registers merged) is refused by the checker.
-; RUN: %llc_plugin -nvregalloc-inject-fault=merge-interfering %s -o %t.wrong.ptx 2>%t.wrong
+; RUN: %llc_plugin -nvregalloc-color=rename -nvregalloc-inject-fault=merge-interfering %s -o %t.wrong.ptx 2>%t.wrong
 ; RUN: FileCheck %s --check-prefix=WRONG < %t.wrong
 ; RUN: diff %t.stock.ptx %t.wrong.ptx
 
