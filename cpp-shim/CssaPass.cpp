@@ -3,9 +3,7 @@
 // CSSA coalescing, decided by the Rust core (src/cssa.rs): on SSA form, just
 // before PHIElimination, a PHI whose result and operands do not interfere
 // gets one virtual register for all of them and goes away, so PHIElimination
-// has fewer PHIs to lower into its two copies per operand. (With
-// -nvregalloc-cssa-edge-copies, an interfering operand gets one copy at the
-// end of its predecessor instead of keeping the PHI.)
+// has fewer PHIs to lower into its two copies per operand.
 //
 // The function leaves SSA form here (a class register has several defs), so
 // the pass tells MachineRegisterInfo. It does not preserve LiveVariables,
@@ -39,13 +37,6 @@ static cl::opt<unsigned> CssaVerbosity(
              "each PHI, 2 = each operand too"),
     cl::init(0));
 
-static cl::opt<bool> CssaEdgeCopies(
-    "nvregalloc-cssa-edge-copies",
-    cl::desc("Experiment, can be worse than stock: give an interfering PHI "
-             "operand its own copy at the end of its predecessor instead of "
-             "leaving the whole PHI to PHI elimination"),
-    cl::init(false), cl::Hidden);
-
 static cl::opt<bool> DumpBeforeCssa(
     "nvregalloc-dump-before-cssa",
     cl::desc("Print each function to stderr before CSSA coalescing"),
@@ -72,7 +63,6 @@ public:
     }
     NvraOptions O = sharedOptions();
     O.cssa_verbosity = CssaVerbosity;
-    O.cssa_edge_copies = CssaEdgeCopies;
     bool Changed = runCorePass(MF, *this, CssaPassArg, NVRA_PASS_CSSA, O);
     if (Changed)
       MF.getRegInfo().leaveSSA();

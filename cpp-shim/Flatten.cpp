@@ -373,15 +373,7 @@ bool FlatFunction::apply(const NvraResult &Result) {
                                       : Register::index2VirtReg(To));
         }
   }
-  const TargetInstrInfo &TII = *MF.getSubtarget().getInstrInfo();
-  for (uint32_t K = 0; K != Result.num_edge_copies; ++K) {
-    const NvraEdgeCopy &Copy = Result.edge_copies[K];
-    MachineBasicBlock &MBB = *BlockPtrs[Copy.block];
-    BuildMI(MBB, MBB.getFirstTerminator(), DebugLoc(), TII.get(TargetOpcode::COPY),
-            Register::index2VirtReg(Copy.dst))
-        .addReg(Register::index2VirtReg(Copy.src));
-  }
-  bool Inserted = Result.num_edge_copies != 0 || Result.num_spill_ops != 0;
+  bool Inserted = Result.num_spill_ops != 0;
   if (Renamed || Inserted) {
     // Kill flags described the old live ranges; none is required.
     for (MachineBasicBlock &MBB : MF)

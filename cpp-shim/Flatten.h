@@ -40,7 +40,7 @@ public:
   std::string resolveSpillParts(const NvraResult &Result);
 
   /// Creates the new vregs and spill slots, substitutes uses, inserts spill
-  /// code, rematerializes, renames, inserts edge copies and erases as
+  /// code, rematerializes, renames and erases as
   /// \p Result says. Returns true if the function changed.
   bool apply(const NvraResult &Result);
 

@@ -59,8 +59,6 @@ MODES = {
     "both": ["-nvregalloc-coalesce=after-stock", "-nvregalloc-color=rename"],
     "replace+color": ["-nvregalloc-coalesce=replace-stock", "-nvregalloc-color=rename"],
     "both, cssa": ["-nvregalloc-cssa-coalesce", "-nvregalloc-coalesce=after-stock", "-nvregalloc-color=rename"],
-    "both, cssa edge copies": ["-nvregalloc-cssa-coalesce", "-nvregalloc-cssa-edge-copies",
-                               "-nvregalloc-coalesce=after-stock", "-nvregalloc-color=rename"],
     # The pressure pass (off by default) acts only where an occupancy step is
     # crossed; forced to recompute all it can, so that every kernel exercises it,
     # and renamed after, so that coloring meets the clones (scripts/tune's choice).

@@ -116,7 +116,7 @@ DENSE_MODES = {
     "default": [],
     "rename": ["-nvregalloc-color=rename"],
     "replace-stock": ["-nvregalloc-coalesce=replace-stock"],
-    "edge-copies": ["-nvregalloc-cssa-coalesce", "-nvregalloc-cssa-edge-copies"],
+    "cssa": ["-nvregalloc-cssa-coalesce"],
     "analyze": ["-nvregalloc-pressure=analyze", "-nvregalloc-coalesce=analyze", "-nvregalloc-color=analyze"],
     "budget-8": ["-nvregalloc-max-regs=8"],
     "budget-32": ["-nvregalloc-max-regs=32"],

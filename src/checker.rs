@@ -246,17 +246,10 @@ pub fn check(original: &Function, rewrite: &Rewrite) -> Result<(), CheckError> {
             continue;
         }
         entry_state[b.index()] = Some(state.clone());
-        let terminators = original.first_terminator(b);
         for i in original.block_insts(b) {
-            if i == terminators {
-                run_edge_copies(rewrite, b, &mut state);
-            }
             run_spill_code(rewrite, &ctx, Place::Before(i), &mut state)?;
             step(original, rewrite, &ctx, i, &mut state)?;
             run_spill_code(rewrite, &ctx, Place::After(i), &mut state)?;
-        }
-        if terminators.0 == original.block(b).first_inst + original.block(b).num_insts {
-            run_edge_copies(rewrite, b, &mut state);
         }
         exit_state[b.index()] = Some(state);
         for &s in &original.block(b).succs {
@@ -267,14 +260,6 @@ pub fn check(original: &Function, rewrite: &Rewrite) -> Result<(), CheckError> {
         }
     }
     Ok(())
-}
-
-/// The edge copies at the end of `b`: each makes its destination hold what
-/// its source holds.
-fn run_edge_copies(rewrite: &Rewrite, b: Block, state: &mut State) {
-    for copy in rewrite.edge_copies_of(b) {
-        state.put(copy.dst, state.class_at(copy.src));
-    }
 }
 
 /// The spill code at `place`.
@@ -338,7 +323,7 @@ fn run_spill_code(
 /// `exit`: `to`'s PHIs take their values from `from`, all at once.
 ///
 /// A PHI the rewrite keeps is lowered later by PHI elimination, which reads
-/// its operand's register at the end of `from` (after the edge copies) and
+/// its operand's register at the end of `from` and
 /// writes its result's register at the top of `to`: the operand's register
 /// must hold the operand there. A deleted PHI does nothing at run time: its
 /// result's value is its operand's, so every register holding the operand

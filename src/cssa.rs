@@ -9,15 +9,9 @@
 //! an operand interferes, the PHI is left whole to PHI elimination, whose
 //! temporaries are always correct (the lost-copy and swap patterns included).
 //!
-//! With `cssa_edge_copies`, an interfering operand gets an *edge copy*
-//! instead, `result = operand` at the end of its predecessor (Sreedhar's
-//! method), which is itself a member of the class: it writes the class's
-//! register from that point to the end of the block, so it must not clobber
-//! anything live there (on any outgoing edge, which is how critical edges are
-//! handled) nor a value another edge copy of the same block writes. That is
-//! off by default: on our corpus it halves the COPYs PHI elimination leaves
-//! again, but it sequentializes rotations LLVM's coalescer otherwise resolves
-//! and so adds final moves (README, "CSSA coalescing").
+//! (Sreedhar's method would give an interfering operand a copy at the end of
+//! its predecessor instead; tried, it sequentialized rotations LLVM's
+//! coalescer resolves and added final moves: README, "CSSA coalescing".)
 //!
 //! Two more rules keep it from costing moves that stock would not, in the
 //! two ways HeCBench showed (LLVM's PHI elimination and value-based
@@ -40,7 +34,7 @@ use crate::function::{Block, Function, Inst, VReg};
 use crate::interference::{ImplicitDefs, InterferenceGraph};
 use crate::liveness::Liveness;
 use crate::options::Options;
-use crate::rewrite::{EdgeCopy, Method, PassOutcome, Rewrite, Stat};
+use crate::rewrite::{Method, PassOutcome, Rewrite, Stat};
 use crate::union_find::VRegSets;
 
 /// One PHI: its result and, per predecessor, the operand read from it.
@@ -52,21 +46,10 @@ struct Phi {
     incoming: Vec<(Block, Option<VReg>)>,
 }
 
-/// A planned edge copy: at the end of `block`, the class's register gets
-/// `value`. It clobbers everything in `clobbers` (live where it is written).
-#[derive(Clone)]
-struct CopyNode {
-    block: Block,
-    value: VReg,
-    clobbers: Vec<VReg>,
-}
-
-/// The congruence classes: vregs merged so far, and the edge copies that
-/// write each class's register.
+/// The congruence classes: vregs merged so far.
 struct Classes {
     sets: VRegSets,
     members: Vec<Vec<VReg>>,
-    copies: Vec<Vec<CopyNode>>,
     /// The value each vreg holds: the start of its chain of copies. In SSA
     /// form a value never changes, so two vregs with one value may share a
     /// register even where both are live.
@@ -79,7 +62,6 @@ impl Classes {
         Self {
             sets: VRegSets::new(num_vregs),
             members: (0..num_vregs).map(|v| vec![VReg::new(v)]).collect(),
-            copies: vec![Vec::new(); num_vregs],
             value: f.copy_origins(|_| true),
         }
     }
@@ -109,25 +91,7 @@ impl Classes {
                 }
             }
         }
-        for copy in self.copies[class.index()].clone() {
-            if !self.copy_fits(&copy, group) {
-                return false;
-            }
-        }
-        let others: Vec<CopyNode> = group.iter().flat_map(|g| self.copies[g.index()].clone()).collect();
-        others.iter().all(|theirs| self.copy_fits(theirs, &[class]))
-    }
-
-    /// Whether an edge copy may write the register of the classes `group`.
-    fn copy_fits(&mut self, copy: &CopyNode, group: &[VReg]) -> bool {
-        if copy.clobbers.iter().any(|&v| group.contains(&self.root(v))) {
-            return false;
-        }
-        // Two copies at the end of one block into one register: the later
-        // one wins on every path, so they must carry the same value.
-        group
-            .iter()
-            .all(|g| self.copies[g.index()].iter().all(|c| c.block != copy.block || c.value == copy.value))
+        true
     }
 
     /// A copy partner that could share a register with its own member's
@@ -163,8 +127,6 @@ impl Classes {
             let (new_root, gone) = self.sets.union(root, other);
             let members = std::mem::take(&mut self.members[gone.index()]);
             self.members[new_root.index()].extend(members);
-            let copies = std::mem::take(&mut self.copies[gone.index()]);
-            self.copies[new_root.index()].extend(copies);
             root = new_root;
         }
         root
@@ -260,20 +222,6 @@ fn copy_partners(f: &Function, phis: &[Phi]) -> Vec<Vec<VReg>> {
     partners
 }
 
-/// What is live just before `b`'s terminators, where edge copies go; `None`
-/// if a terminator writes a register (an edge copy could not go before it).
-fn live_before_terminators(f: &Function, liveness: &Liveness, b: Block) -> Option<Vec<VReg>> {
-    let mut live: FxHashSet<VReg> = liveness.live_out[b.index()].iter().copied().collect();
-    let end = f.block(b).first_inst + f.block(b).num_insts;
-    for i in (f.first_terminator(b).0..end).map(Inst) {
-        if f.defs(i).next().is_some() {
-            return None;
-        }
-        live.extend(f.uses(i));
-    }
-    Some(live.into_iter().collect())
-}
-
 pub fn coalesce_phis(f: &Function, options: &Options) -> PassOutcome {
     let _span = tracing::debug_span!("cssa").entered();
     let mut outcome = PassOutcome::default();
@@ -299,23 +247,20 @@ pub fn coalesce_phis(f: &Function, options: &Options) -> PassOutcome {
     let partners = copy_partners(f, &phis);
     let mut classes = Classes::new(f);
     let twins = phis_with_twins(&phis, &classes.value);
-    // Each deleted PHI, with its edge copies as (block, operand).
-    let mut eliminated: Vec<(&Phi, Vec<(Block, VReg)>)> = Vec::new();
+    let mut eliminated: Vec<&Phi> = Vec::new();
     let (mut merged_operands, mut kept) = (0u64, 0u64);
     outcome.phases.time("merge", || {
         for (phi, &twin) in phis.iter().zip(&twins) {
             let decision = if twin {
                 Err("another PHI of its block takes the same values".to_string())
             } else {
-                plan(f, &liveness, &graph, &partners, &mut classes, phi, options)
+                plan(f, &graph, &partners, &mut classes, phi, options)
             };
             match decision {
-                Ok((group, copies)) => {
+                Ok(group) => {
                     merged_operands += (group.len() - 1) as u64;
-                    let root = classes.join(&group);
-                    classes.copies[root.index()].extend(copies.iter().cloned());
-                    let edge = copies.iter().map(|c| (c.block, c.value)).collect();
-                    eliminated.push((phi, edge));
+                    classes.join(&group);
+                    eliminated.push(phi);
                 }
                 Err(why) => {
                     kept += 1;
@@ -332,33 +277,20 @@ pub fn coalesce_phis(f: &Function, options: &Options) -> PassOutcome {
     for v in 0..f.num_vregs() {
         rewrite.rename[v] = classes.sets.smallest_member(VReg::new(v));
     }
-    let mut inserted = 0u64;
-    for (phi, edge) in &eliminated {
-        rewrite.deleted.push(phi.inst);
-        for &(block, value) in edge {
-            let (dst, src) = (rewrite.renamed(phi.result), rewrite.renamed(value));
-            if dst != src {
-                rewrite.edge_copies.push(EdgeCopy { block, dst, src });
-                inserted += 1;
-            }
-        }
-    }
+    rewrite.deleted.extend(eliminated.iter().map(|phi| phi.inst));
     // Copies between members of one class became `v = v`.
     let redundant = rewrite.redundant_after_renaming(f);
     rewrite.deleted.extend(redundant);
     rewrite.deleted.sort_unstable();
-    rewrite.edge_copies.sort_by_key(|c| c.block);
 
     // PHI elimination would have made, per PHI, one copy per operand into a
     // fresh register and one from it into the result.
-    let avoided: u64 =
-        eliminated.iter().map(|(phi, _)| f.uses(phi.inst).count() as u64 + 1).sum::<u64>() - inserted;
+    let avoided: u64 = eliminated.iter().map(|phi| f.uses(phi.inst).count() as u64 + 1).sum();
     outcome.stats = vec![
         Stat { name: c"phis", value: phis.len() as u64 },
         Stat { name: c"phis-eliminated", value: eliminated.len() as u64 },
         Stat { name: c"phis-kept", value: kept },
         Stat { name: c"operands-merged", value: merged_operands },
-        Stat { name: c"edge-copies", value: inserted },
         Stat { name: c"copies-avoided", value: avoided },
         Stat { name: c"graph-entries", value: graph.entries },
     ];
@@ -366,21 +298,18 @@ pub fn coalesce_phis(f: &Function, options: &Options) -> PassOutcome {
     outcome
 }
 
-/// Decides one PHI: the classes (roots) to join, result's first, and the
-/// edge copies for the operands that could not join. `Err`: why the PHI is
-/// left to PHI elimination.
+/// Decides one PHI: the classes (roots) to join, result's first. `Err`: why
+/// the PHI is left to PHI elimination.
 fn plan(
     f: &Function,
-    liveness: &Liveness,
     graph: &InterferenceGraph,
     partners: &[Vec<VReg>],
     classes: &mut Classes,
     phi: &Phi,
     options: &Options,
-) -> Result<(Vec<VReg>, Vec<CopyNode>), String> {
+) -> Result<Vec<VReg>, String> {
     let class = f.class_of(phi.result);
     let mut group = vec![classes.root(phi.result)];
-    let mut needs_copy = Vec::new();
     for &(pred, operand) in &phi.incoming {
         // Deleting the PHI would leave the register unwritten on that path,
         // which LLVM's liveness does not allow; PHI elimination makes it an
@@ -391,49 +320,28 @@ fn plan(
         }
         let root = classes.root(operand);
         let joined = group.contains(&root) || classes.fits(graph, root, &group);
-        if joined && !group.contains(&root) {
-            group.push(root);
-        }
-        if !joined {
-            needs_copy.push((pred, operand));
-        }
         if options.cssa_verbosity >= 2 {
             let what = if joined { "fits" } else { "interferes" };
             tracing::info!(target: "nvregalloc::cssa", "{} {:?}: {operand:?} from {pred:?} {what}",
                 f.name, phi.inst);
         }
-    }
-    let mut copies: Vec<CopyNode> = Vec::new();
-    if !options.cssa_edge_copies {
-        if let Some((pred, operand)) = needs_copy.first() {
+        if !joined {
             return Err(format!("{operand:?} from {pred:?} interferes"));
         }
-    }
-    for (block, value) in needs_copy {
-        let Some(mut clobbers) = live_before_terminators(f, liveness, block) else {
-            return Err(format!("a terminator of {block:?} writes a register"));
-        };
-        clobbers.retain(|&v| classes.value[v.index()] != classes.value[value.index()]);
-        let copy = CopyNode { block, value, clobbers };
-        if !classes.copy_fits(&copy, &group) || copies.iter().any(|c| c.block == block && c.value != value) {
-            return Err(format!("an edge copy of {value:?} in {block:?} would clobber a live value"));
+        if !group.contains(&root) {
+            group.push(root);
         }
-        copies.push(copy);
     }
     // Never worse than stock: PHI elimination and LLVM's coalescer would
     // weigh this PHI's copies against the others; the join decides alone.
-    // Not with edge copies: there, leaving a PHI whole mixes two methods
-    // badly (HeCBench asta 8 -> 16 moves, kurtosis 83 -> 95).
-    let blocked =
-        if options.cssa_edge_copies { None } else { classes.blocked_partner(graph, &group, partners) };
-    if let Some((member, partner)) = blocked {
+    if let Some((member, partner)) = classes.blocked_partner(graph, &group, partners) {
         return Err(format!("it would keep {member:?} from its copy partner {partner:?}"));
     }
     if options.cssa_verbosity >= 1 {
-        tracing::info!(target: "nvregalloc::cssa", "{} {:?} in {:?}: eliminated, {} classes joined, {} edge copies",
-            f.name, phi.inst, phi.block, group.len(), copies.len());
+        tracing::info!(target: "nvregalloc::cssa", "{} {:?} in {:?}: eliminated, {} classes joined",
+            f.name, phi.inst, phi.block, group.len());
     }
-    Ok((group, copies))
+    Ok(group)
 }
 
 #[cfg(test)]

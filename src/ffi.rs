@@ -29,7 +29,6 @@ struct OwnedResult {
     remats: Vec<NvraRemat>,
     stats: Vec<NvraStat>,
     kept: Vec<NvraKeptCopy>,
-    edge_copies: Vec<NvraEdgeCopy>,
     new_classes: Vec<CString>,
     new_class_names: Vec<*const c_char>,
     new_vreg_classes: Vec<u32>,
@@ -49,7 +48,6 @@ impl OwnedResult {
             remats: Vec::new(),
             stats: Vec::new(),
             kept: Vec::new(),
-            edge_copies: Vec::new(),
             new_classes: Vec::new(),
             new_class_names: Vec::new(),
             new_vreg_classes: Vec::new(),
@@ -72,12 +70,6 @@ impl OwnedResult {
                 .kept_copies
                 .iter()
                 .map(|k| NvraKeptCopy { inst: k.inst.0, reserved: 0, reason: k.reason.as_ptr() })
-                .collect();
-            owned.edge_copies = outcome
-                .rewrite
-                .edge_copies
-                .iter()
-                .map(|c| NvraEdgeCopy { block: c.block.0, dst: c.dst.0, src: c.src.0, reserved: 0 })
                 .collect();
             let rewrite = &outcome.rewrite;
             owned.new_classes = rewrite
@@ -114,8 +106,6 @@ impl OwnedResult {
             num_stats: owned.stats.len() as u32,
             kept_copies: owned.kept.as_ptr(),
             num_kept_copies: owned.kept.len() as u32,
-            edge_copies: owned.edge_copies.as_ptr(),
-            num_edge_copies: owned.edge_copies.len() as u32,
             new_class_names: owned.new_class_names.as_ptr(),
             num_new_classes: owned.new_class_names.len() as u32,
             new_vreg_classes: owned.new_vreg_classes.as_ptr(),
@@ -370,7 +360,6 @@ unsafe fn options_from_abi(raw: &NvraOptions) -> Options {
         dot_dir: (!raw.dot_dir.is_null()).then(|| c_string(raw.dot_dir).into()),
         target_cpu: c_string(raw.target_cpu),
         cssa_verbosity: raw.cssa_verbosity,
-        cssa_edge_copies: raw.cssa_edge_copies != 0,
         max_regs: (raw.max_regs != 0).then_some(raw.max_regs),
         spill_latency: (raw.spill_latency > 0.0).then_some(raw.spill_latency),
         loop_base: raw.loop_base,

@@ -68,10 +68,6 @@ pub struct Options {
     pub target_cpu: String,
     /// CSSA decision trace: 0 none, 1 each PHI, 2 each operand too.
     pub cssa_verbosity: u32,
-    /// CSSA: an operand that interferes gets a copy at the end of its
-    /// predecessor (Sreedhar) instead of the PHI being left whole to PHI
-    /// elimination.
-    pub cssa_edge_copies: bool,
     /// Register budget: color each class into at most this many registers,
     /// spilling what does not fit. `None`: unbounded (rename mode).
     pub max_regs: Option<u32>,
@@ -129,7 +125,6 @@ impl Default for Options {
             dot_dir: None,
             target_cpu: "sm_90".to_owned(),
             cssa_verbosity: 0,
-            cssa_edge_copies: false,
             max_regs: None,
             spill_latency: None,
             loop_base: crate::spill_cost::LOOP_BASE,

@@ -16,15 +16,6 @@ pub struct Remat {
     pub source: Inst,
 }
 
-/// A new copy `dst = src` at the end of `block`, before its terminators. Its
-/// registers are those of the rewritten function (already renamed).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct EdgeCopy {
-    pub block: Block,
-    pub dst: VReg,
-    pub src: VReg,
-}
-
 /// A spill slot: one stack object in PTX local memory, sized for its class.
 pub type Slot = u32;
 
@@ -72,7 +63,7 @@ pub struct UseSubstitution {
 /// Edits applied together: copies in `remats` become clones of their source
 /// instruction, the uses in `substitutions` read their new vreg, every
 /// operand `v` becomes `rename[v]`, the `deleted` instructions are removed
-/// and the `edge_copies` and spill code `inserts` added.
+/// and the spill code `inserts` added.
 ///
 /// Vregs from `f.num_vregs()` on are the `new_vregs` (spill temporaries) the
 /// rewrite creates, in order; `rename` covers them too.
@@ -83,8 +74,6 @@ pub struct Rewrite {
     pub deleted: Vec<Inst>,
     /// Ascending by copy.
     pub remats: Vec<Remat>,
-    /// Ascending by block; within a block in the order they execute.
-    pub edge_copies: Vec<EdgeCopy>,
     /// Class of each new vreg.
     pub new_vregs: Vec<RegClass>,
     /// Classes the function had no vreg of, that new vregs or slots need,
@@ -106,7 +95,6 @@ impl Rewrite {
     pub fn is_identity(&self) -> bool {
         self.deleted.is_empty()
             && self.remats.is_empty()
-            && self.edge_copies.is_empty()
             && self.inserts.is_empty()
             && self.substitutions.is_empty()
             && self.rename.iter().enumerate().all(|(i, v)| v.index() == i)
@@ -122,8 +110,7 @@ impl Rewrite {
     }
 
     /// For each register of the rewritten function, how many of the original
-    /// instructions the rewrite keeps write it (spill code and edge copies
-    /// not counted).
+    /// instructions the rewrite keeps write it (spill code not counted).
     pub fn defs_per_register(&self, f: &Function) -> Vec<u32> {
         let mut defs = vec![0u32; self.rename.len()];
         for i in (0..f.insts.len()).map(Inst::new).filter(|i| self.deleted.binary_search(i).is_err()) {
@@ -135,13 +122,6 @@ impl Rewrite {
             }
         }
         defs
-    }
-
-    /// The copies to insert at the end of `b`.
-    pub fn edge_copies_of(&self, b: Block) -> &[EdgeCopy] {
-        let start = self.edge_copies.partition_point(|c| c.block < b);
-        let end = self.edge_copies.partition_point(|c| c.block <= b);
-        &self.edge_copies[start..end]
     }
 
     pub fn renamed(&self, v: VReg) -> VReg {
@@ -185,11 +165,7 @@ impl Rewrite {
         for (b, block) in f.blocks.iter().enumerate() {
             let b_id = Block::new(b);
             let first = out.insts.len() as u32;
-            let terminators = f.first_terminator(b_id);
             for i in f.block_insts(b_id) {
-                if i == terminators {
-                    self.push_edge_copies(b_id, &mut out, &mut origin);
-                }
                 self.push_inserts(f, Place::Before(i), &mut out, &mut origin);
                 if deleted.next_if_eq(&&i).is_some() {
                     self.push_inserts(f, Place::After(i), &mut out, &mut origin);
@@ -209,9 +185,6 @@ impl Rewrite {
                 out.insts.push(data);
                 origin.push(Some(i));
                 self.push_inserts(f, Place::After(i), &mut out, &mut origin);
-            }
-            if terminators.0 == block.first_inst + block.num_insts {
-                self.push_edge_copies(b_id, &mut out, &mut origin);
             }
             out.blocks[b].first_inst = first;
             out.blocks[b].num_insts = out.insts.len() as u32 - first;
@@ -250,18 +223,6 @@ impl Rewrite {
                 },
             };
             out.insts.push(data);
-            origin.push(None);
-        }
-    }
-
-    fn push_edge_copies(&self, b: Block, out: &mut Function, origin: &mut Vec<Option<Inst>>) {
-        for copy in self.edge_copies_of(b) {
-            out.insts.push(InstData {
-                kind: InstKind::Copy,
-                flags: InstFlags::empty(),
-                opcode: 0,
-                operands: vec![Operand::def(copy.dst), Operand::use_of(copy.src)],
-            });
             origin.push(None);
         }
     }

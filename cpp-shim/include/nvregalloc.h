@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bump on any change to a struct below or to the meaning of a field. */
-#define NVRA_ABI_VERSION 14u
+#define NVRA_ABI_VERSION 15u
 
 /* Sentinel for "no register" / "no tie" in 32-bit index fields. */
 #define NVRA_NONE 0xffffffffu
@@ -175,7 +175,6 @@ typedef struct NvraOptions {
   const char *dot_dir;       /* -nvregalloc-dot folder, or null */
   const char *target_cpu;    /* e.g. "sm_90", for the occupancy estimate */
   uint32_t cssa_verbosity;   /* 0: quiet; 1: each PHI's decision; 2: each operand's */
-  uint32_t cssa_edge_copies; /* bool: copies for interfering PHI operands */
   uint32_t max_regs;         /* color pass: registers per class; 0 = unbounded */
   uint32_t remat;            /* bool: recompute spilled constants instead of reloading */
   double spill_latency;      /* cycles per spill access; 0 = estimate */
@@ -222,15 +221,6 @@ typedef struct NvraRemat {
   uint32_t copy_inst;
   uint32_t source_inst;
 } NvraRemat;
-
-/* Insert `dst = COPY src` at the end of `block`, before its first terminator
- * (registers as renamed). Copies for one block are listed in execution order. */
-typedef struct NvraEdgeCopy {
-  uint32_t block;
-  uint32_t dst;
-  uint32_t src;
-  uint32_t reserved;
-} NvraEdgeCopy;
 
 typedef enum NvraSpillKind {
   NVRA_SPILL_STORE = 0,  /* store `reg` into `slot` */
@@ -281,8 +271,6 @@ typedef struct NvraResult {
   uint32_t num_stats;
   const NvraKeptCopy *kept_copies;
   uint32_t num_kept_copies;
-  const NvraEdgeCopy *edge_copies;
-  uint32_t num_edge_copies;
   /* Register budget mode: classes the function had no vreg of, by name
    * (class indices from NvraFunction::num_classes on), vregs to create (class
    * indices, in order), spill slots to create (the class each holds), spill

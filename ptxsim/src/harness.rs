@@ -34,15 +34,6 @@ pub const MODES: &[(&str, &[&str])] = &[
         "both, cssa",
         &["-nvregalloc-cssa-coalesce", "-nvregalloc-coalesce=after-stock", "-nvregalloc-color=rename"],
     ),
-    (
-        "both, cssa edge copies",
-        &[
-            "-nvregalloc-cssa-coalesce",
-            "-nvregalloc-cssa-edge-copies",
-            "-nvregalloc-coalesce=after-stock",
-            "-nvregalloc-color=rename",
-        ],
-    ),
     // The pressure pass (off by default) acts where an occupancy step is
     // crossed; forced to recompute everything it can, so that every kernel
     // exercises it; renamed after, so that coloring meets the clones (one

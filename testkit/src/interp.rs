@@ -526,14 +526,10 @@ pub fn pressure_modes() -> Vec<Mode> {
     ]
 }
 
-/// The modes for functions in SSA form: CSSA coalescing, with and without
-/// edge copies. (The other passes run after PHI elimination.)
+/// The modes for functions in SSA form: CSSA coalescing. (The other passes
+/// run after PHI elimination.)
 pub fn ssa_modes() -> Vec<Mode> {
-    let cssa = |edge_copies| Options { cssa_edge_copies: edge_copies, ..Options::default() };
-    vec![
-        Mode { name: "cssa".into(), steps: vec![(Pass::Cssa, cssa(false))] },
-        Mode { name: "cssa with edge copies".into(), steps: vec![(Pass::Cssa, cssa(true))] },
-    ]
+    vec![Mode { name: "cssa".into(), steps: vec![(Pass::Cssa, Options::default())] }]
 }
 
 #[derive(Clone, Debug)]
@@ -583,7 +579,6 @@ pub struct Activity {
     pub changed: u64,
     pub deleted: u64,
     pub remats: u64,
-    pub edge_copies: u64,
     /// Vregs renamed to another vreg.
     pub renamed: u64,
     /// Original programs that ran out of fuel.
@@ -606,7 +601,6 @@ impl Activity {
         self.changed += other.changed;
         self.deleted += other.deleted;
         self.remats += other.remats;
-        self.edge_copies += other.edge_copies;
         self.renamed += other.renamed;
         self.out_of_fuel += other.out_of_fuel;
         self.undefined_branch += other.undefined_branch;
@@ -691,7 +685,6 @@ pub fn check_modes(
             }
             activity.deleted += rewrite.deleted.len() as u64;
             activity.remats += rewrite.remats.len() as u64;
-            activity.edge_copies += rewrite.edge_copies.len() as u64;
             activity.spill_ops += rewrite.inserts.len() as u64;
             activity.renamed +=
                 rewrite.rename.iter().enumerate().filter(|(v, r)| r.index() != *v).count() as u64;

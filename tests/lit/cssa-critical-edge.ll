@@ -2,16 +2,10 @@
 ; through %mid. In @critical, %x dies at the PHI, so %x, %y and %r share one
 ; register and the PHI goes without any copy (no edge to split). In
 ; @critical_live %x is read after the PHI, so it interferes with %r: the PHI
-; is kept by default; with edge copies, `%r = %x` goes at the end of the
-; entry block, before its branch, so it runs on the path through %mid as
-; well, harmless there because %r's register is written again before any
-; read.
+; is left to PHI elimination.
 ; RUN: %llc_plugin -nvregalloc-cssa-coalesce -verify-machineinstrs %s -o /dev/null -nvregalloc-cssa-verbosity=1 \
-; RUN:   -print-after=nvregalloc-cssa 2>&1 | FileCheck %s --check-prefixes=CHECK,DEFAULT
-; RUN: %llc_plugin -nvregalloc-cssa-coalesce -verify-machineinstrs %s -o /dev/null -nvregalloc-cssa-verbosity=1 \
-; RUN:   -nvregalloc-cssa-edge-copies -print-after=nvregalloc-cssa 2>&1 \
-; RUN:   | FileCheck %s --check-prefixes=CHECK,EDGE
-; CHECK:      nvregalloc::cssa: critical i{{[0-9]+}} in bb2: eliminated, 3 classes joined, 0 edge copies
+; RUN:   -print-after=nvregalloc-cssa 2>&1 | FileCheck %s
+; CHECK:      nvregalloc::cssa: critical i{{[0-9]+}} in bb2: eliminated, 3 classes joined
 ; CHECK:      Machine code for function critical:
 ; CHECK:      bb.0.entry:
 ; CHECK:      [[X:%[0-9]+]]:b32 = LD_i32 {{.*}}&critical_param_1
@@ -23,21 +17,13 @@
 ; CHECK:      bb.2.join:
 ; CHECK-NOT:  PHI
 ; CHECK:      ST_i32 [[X]]:b32
-; DEFAULT:    nvregalloc::cssa: critical_live i{{[0-9]+}} in bb2: kept, v{{[0-9]+}} from bb0 interferes
-; EDGE:       nvregalloc::cssa: critical_live i{{[0-9]+}} in bb2: eliminated, 2 classes joined, 1 edge copies
+; CHECK:      nvregalloc::cssa: critical_live i{{[0-9]+}} in bb2: kept, v{{[0-9]+}} from bb0 interferes
 ; CHECK:      Machine code for function critical_live:
 ; CHECK:      bb.0.entry:
 ; CHECK:      [[X:%[0-9]+]]:b32 = LD_i32 {{.*}}&critical_live_param_1
-; EDGE:       [[R:%[0-9]+]]:b32 = COPY [[X]]:b32
-; EDGE-NEXT:  CBranch
 ; CHECK:      bb.1.mid:
-; EDGE:       [[R]]:b32 = MULT32ri [[X]]:b32, 7
-; DEFAULT:    bb.2.join:
-; DEFAULT:    PHI
-; EDGE:       bb.2.join:
-; EDGE-NEXT:  predecessors
-; EDGE-EMPTY:
-; EDGE-NEXT:  ADD32rr [[R]]:b32, [[X]]:b32
+; CHECK:      bb.2.join:
+; CHECK:      PHI
 
 target triple = "nvptx64-nvidia-cuda"
 

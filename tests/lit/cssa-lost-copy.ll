@@ -1,19 +1,12 @@
 ; The lost-copy problem: %i is read after the loop, where %i.next has
 ; already overwritten a register they shared if the PHI were merged. %i and
 ; %i.next interfere, so nvregalloc-cssa leaves the PHI to PHI elimination
-; (whose temporary keeps the old value). With edge copies on, the copy
-; `%i = %i.next` at the end of the loop block is refused too: %i is live out
-; of that block, into the exit.
+; (whose temporary keeps the old value).
 ; RUN: %llc_plugin -nvregalloc-cssa-coalesce -verify-machineinstrs %s -o %t.ptx -nvregalloc-cssa-verbosity=2 \
-; RUN:   -print-after=nvregalloc-cssa 2>&1 | FileCheck %s --check-prefixes=CHECK,DEFAULT
-; RUN: %llc_plugin -nvregalloc-cssa-coalesce -verify-machineinstrs %s -o %t.edge.ptx -nvregalloc-cssa-verbosity=2 \
-; RUN:   -nvregalloc-cssa-edge-copies -print-after=nvregalloc-cssa 2>&1 \
-; RUN:   | FileCheck %s --check-prefixes=CHECK,EDGE
+; RUN:   -print-after=nvregalloc-cssa 2>&1 | FileCheck %s
 ; RUN: FileCheck %s --check-prefix=PTX < %t.ptx
-; RUN: FileCheck %s --check-prefix=PTX < %t.edge.ptx
 ; CHECK:   nvregalloc::cssa: lost_copy i{{[0-9]+}}: v[[NEXT:[0-9]+]] from bb1 interferes
-; DEFAULT: nvregalloc::cssa: lost_copy i{{[0-9]+}} in bb1: kept, v[[NEXT]] from bb1 interferes
-; EDGE:    nvregalloc::cssa: lost_copy i{{[0-9]+}} in bb1: kept, an edge copy of v[[NEXT]] in bb1 would clobber a live value
+; CHECK:   nvregalloc::cssa: lost_copy i{{[0-9]+}} in bb1: kept, v[[NEXT]] from bb1 interferes
 ; CHECK:   bb.1.loop:
 ; CHECK:   [[I:%[0-9]+]]:b32 = PHI {{%[0-9]+}}:b32, %bb.0, %[[NEXT]]:b32, %bb.1
 ; CHECK:   %[[NEXT]]:b32 = MULT32ri [[I]]:b32, 3

@@ -1,19 +1,12 @@
 ; The swap problem: %a and %b trade values on every iteration. Each PHI's
 ; back-edge operand is the other PHI's result, live at the same time, so
 ; nvregalloc-cssa merges neither and PHI elimination sequentializes the swap
-; through its temporaries. With edge copies on, `%a = %b` at the end of the
-; loop would clobber %a, which the other PHI still reads there: refused.
-; The counter's PHI is independent and goes.
+; through its temporaries. The counter's PHI is independent and goes.
 ; RUN: %llc_plugin -nvregalloc-cssa-coalesce -verify-machineinstrs %s -o %t.ptx -nvregalloc-cssa-verbosity=1 \
-; RUN:   -print-after=nvregalloc-cssa 2>&1 | FileCheck %s --check-prefixes=CHECK,DEFAULT
-; RUN: %llc_plugin -nvregalloc-cssa-coalesce -verify-machineinstrs %s -o %t.edge.ptx -nvregalloc-cssa-verbosity=1 \
-; RUN:   -nvregalloc-cssa-edge-copies -print-after=nvregalloc-cssa 2>&1 \
-; RUN:   | FileCheck %s --check-prefixes=CHECK,EDGE
+; RUN:   -print-after=nvregalloc-cssa 2>&1 | FileCheck %s
 ; RUN: FileCheck %s --check-prefix=PTX < %t.ptx
-; RUN: FileCheck %s --check-prefix=PTX < %t.edge.ptx
-; DEFAULT-COUNT-2: nvregalloc::cssa: swap i{{[0-9]+}} in bb1: kept, v{{[0-9]+}} from bb1 interferes
-; EDGE-COUNT-2:    nvregalloc::cssa: swap i{{[0-9]+}} in bb1: kept, an edge copy of v{{[0-9]+}} in bb1 would clobber a live value
-; CHECK:           nvregalloc::cssa: swap i{{[0-9]+}} in bb1: eliminated, 3 classes joined, 0 edge copies
+; CHECK-COUNT-2:   nvregalloc::cssa: swap i{{[0-9]+}} in bb1: kept, v{{[0-9]+}} from bb1 interferes
+; CHECK:           nvregalloc::cssa: swap i{{[0-9]+}} in bb1: eliminated, 3 classes joined
 ; CHECK:      bb.1.loop:
 ; CHECK:      [[A:%[0-9]+]]:b32 = PHI {{%[0-9]+}}:b32, %bb.0, [[B:%[0-9]+]]:b32, %bb.1
 ; CHECK-NEXT: [[B]]:b32 = PHI {{%[0-9]+}}:b32, %bb.0, [[A]]:b32, %bb.1

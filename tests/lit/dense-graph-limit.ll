@@ -48,7 +48,6 @@
 
 ; The other modes past the limit; analysis changes nothing, so its PTX is stock's.
 ; RUN: %llc_plugin -nvregalloc-color=rename -verify-machineinstrs %s -o /dev/null -nvregalloc-graph-limit=10000 -nvregalloc-coalesce=replace-stock
-; RUN: %llc_plugin -nvregalloc-color=rename -verify-machineinstrs %s -o /dev/null -nvregalloc-graph-limit=10000 -nvregalloc-cssa-coalesce -nvregalloc-cssa-edge-copies
 ; RUN: %llc_plugin %s -o %t/analyze.ptx -nvregalloc-graph-limit=10000 -nvregalloc-pressure=analyze \
 ; RUN:   -nvregalloc-coalesce=analyze -nvregalloc-color=analyze
 ; RUN: %llc_nvptx %s -o %t/stock.ptx

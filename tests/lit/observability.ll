@@ -22,7 +22,7 @@
 ; STATS:      6 nvregalloc-cssa - copies-avoided
 ; STATS:      2 nvregalloc-cssa - phis-eliminated
 
-; REMARKS: remark: <unknown>:0:0: function acc: phis=5 phis-eliminated=2 phis-kept=3 operands-merged=4 edge-copies=0
+; REMARKS: remark: <unknown>:0:0: function acc: phis=5 phis-eliminated=2 phis-kept=3 operands-merged=4
 ; REMARKS: remark: <unknown>:0:0: rewrote function acc
 ; REMARKS: remark: <unknown>:0:0: function acc: copies-seen=2 copies-coalesced=0 copies-of-held-values=0 copies-rematerialized=2
 ; REMARKS: remark: <unknown>:0:0: rewrote function acc
