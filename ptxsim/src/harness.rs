@@ -428,30 +428,33 @@ pub fn judge(
         }
         (Ok(_), Ok(_), Err(e)) => Verdict::Differ(format!("only the plugin build fails: {e}")),
         (Ok(a), Ok(refilled), Ok(b)) => {
-            let defined = |x: &[u8], y: &[u8]| -> Vec<bool> {
-                x.iter().zip(y).map(|(p, q)| p == q).chain(std::iter::repeat(true)).take(x.len()).collect()
-            };
-            let agree = |x: &[u8], y: &[u8], mask: &[bool]| {
-                x.len() == y.len() && x.iter().zip(y).zip(mask).all(|((p, q), &m)| !m || p == q)
-            };
-            if !agree(&a.ret, &b.ret, &defined(&a.ret, &refilled.ret)) {
+            if first_defined_difference(&a.ret, &refilled.ret, &b.ret).is_some() {
                 return Verdict::Differ(format!("return value {:02x?} vs {:02x?}", a.ret, b.ret));
             }
-            for (i, ((x, y), r)) in a.buffers.iter().zip(&b.buffers).zip(&refilled.buffers).enumerate() {
-                let mask = defined(x, r);
-                if !agree(x, y, &mask) {
-                    let at = (0..x.len()).find(|&k| mask[k] && y.get(k) != Some(&x[k])).unwrap_or(0);
+            for (i, ((x, r), y)) in a.buffers.iter().zip(&refilled.buffers).zip(&b.buffers).enumerate() {
+                if let Some(at) = first_defined_difference(x, r, y) {
                     return Verdict::Differ(format!("buffer {i} differs first at byte {at}"));
                 }
             }
-            for (((name, x), (_, y)), (_, r)) in a.globals.iter().zip(&b.globals).zip(&refilled.globals) {
-                if !agree(x, y, &defined(x, r)) {
+            for (((name, x), (_, r)), (_, y)) in a.globals.iter().zip(&refilled.globals).zip(&b.globals) {
+                if first_defined_difference(x, r, y).is_some() {
                     return Verdict::Differ(format!("global {name} differs"));
                 }
             }
             Verdict::Same
         }
     }
+}
+
+/// The first byte where `plugin` differs from `stock` among those stock's
+/// two runs (`stock` with registers zeroed, `refilled` with them filled)
+/// agree on; the bytes they disagree on are undefined and may hold anything.
+/// A different length differs at the shorter one's end.
+fn first_defined_difference(stock: &[u8], refilled: &[u8], plugin: &[u8]) -> Option<usize> {
+    let defined = |k: usize| refilled.get(k).map_or(true, |r| *r == stock[k]);
+    (0..stock.len())
+        .find(|&k| defined(k) && plugin.get(k) != Some(&stock[k]))
+        .or((stock.len() != plugin.len()).then_some(stock.len().min(plugin.len())))
 }
 
 /// One comparison: which program, function, mode, and the verdict.
@@ -853,6 +856,8 @@ mod tests {
         assert!(matches!(judge(&stock, &refilled, &outcome(&[1, 7, 3])), Verdict::Same));
         assert!(matches!(judge(&stock, &refilled, &outcome(&[0, 2, 3])), Verdict::Differ(_)));
         assert!(matches!(judge(&stock, &stock, &outcome(&[1, 7, 3])), Verdict::Differ(_)));
+        assert!(matches!(judge(&stock, &refilled, &outcome(&[1, 7])), Verdict::Differ(_)));
+        assert_eq!(first_defined_difference(&[1, 2, 3], &[1, 0x5a, 3], &[1, 7, 4]), Some(2));
         let diverged = Err(Error::Fault("address 0x5a5a5a5a is not mapped".into()));
         assert!(matches!(judge(&stock, &diverged, &outcome(&[1, 2, 3])), Verdict::StockFault(_)));
     }
