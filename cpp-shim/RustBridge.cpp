@@ -138,6 +138,21 @@ std::string coalesceRefusal(MachineFunction &MF, MachineFunctionPass &P,
   return Result->status == NVRA_STATUS_OK ? std::string() : Result->message;
 }
 
+/// Gives kernel \p F at most \p Cap registers per thread through NVPTX's
+/// "nvvm.maxnreg" attribute, which the AsmPrinter emits as `.maxnreg`; a
+/// lower cap already there (CUDA's __maxnreg__) stays. Device functions take
+/// no cap: ptxas counts their registers in the kernels that call them.
+/// Returns whether the cap was set.
+static bool capRegisters(Function &F, unsigned Cap) {
+  if (F.getCallingConv() != CallingConv::PTX_Kernel)
+    return false;
+  unsigned Existing = F.getFnAttributeAsParsedInteger("nvvm.maxnreg", 0);
+  if (Existing != 0 && Existing <= Cap)
+    return false;
+  F.addFnAttr("nvvm.maxnreg", std::to_string(Cap));
+  return true;
+}
+
 bool runCorePass(MachineFunction &MF, MachineFunctionPass &P,
                  const char *PassArg, NvraPass Which,
                  const NvraOptions &Options) {
@@ -202,6 +217,12 @@ bool runCorePass(MachineFunction &MF, MachineFunctionPass &P,
                           Result->stats[I].value);
 
   bool Changed = Flat.apply(*Result);
+  if (Result->register_cap != 0 && capRegisters(MF.getFunction(), Result->register_cap))
+    ORE.emit([&] {
+      return MachineOptimizationRemark(PassArg, "RegisterCap", DebugLoc(), &Entry)
+             << "function " << MF.getName() << ": .maxnreg "
+             << DiagnosticInfoOptimizationBase::Argument("maxnreg", Result->register_cap);
+    });
   if (Changed)
     ORE.emit([&] {
       return MachineOptimizationRemark(PassArg, "Rewritten", DebugLoc(), &Entry)

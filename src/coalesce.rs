@@ -229,7 +229,15 @@ pub fn coalesce(f: &Function, options: &Options) -> PassOutcome {
     .to_vec();
     let kept_copies =
         kept.into_iter().map(|(inst, reason)| KeptCopy { inst, reason: reason.describe() }).collect();
-    PassOutcome { rewrite, stats, kept_copies, phases, method: Some(Method::Graph), note: None }
+    PassOutcome {
+        rewrite,
+        stats,
+        kept_copies,
+        phases,
+        method: Some(Method::Graph),
+        note: None,
+        register_cap: None,
+    }
 }
 
 /// What one round of joining did, for the pass's statistics.

@@ -107,6 +107,12 @@ pub struct Options {
     pub pressure_target: Option<u32>,
     /// `-nvregalloc-function-options=FILE` (see `per_function`).
     pub function_options: Option<std::path::PathBuf>,
+    /// The registers per thread ptxas may give a kernel (PTX `.maxnreg`),
+    /// from a function-options file's `cap=N`: ptxas left to itself often
+    /// takes more registers than it needs, and a cap at an occupancy step
+    /// can gain warps without a spill, which only ptxas can tell
+    /// (`scripts/tune` asks it). The pressure pass hands it to the shim.
+    pub register_cap: Option<u32>,
 }
 
 impl Default for Options {
@@ -136,6 +142,7 @@ impl Default for Options {
             pressure_slack: DEFAULT_PRESSURE_SLACK,
             pressure_target: None,
             function_options: None,
+            register_cap: None,
         }
     }
 }
@@ -159,8 +166,9 @@ impl Options {
 /// `-nvregalloc-function-options=FILE`: per-function choices, one function
 /// per line, `NAME key=value ...` (`#` starts a comment), with keys
 /// `coalesce` (`after-stock` | `off`), `color` (`rename` | `off`),
-/// `pressure` (`relieve` | `off`) and `undefined` (`apart` | `shared`: see
-/// `Options::undefined_apart`). A function the file does not name takes
+/// `pressure` (`relieve` | `off`), `undefined` (`apart` | `shared`: see
+/// `Options::undefined_apart`) and `cap` (registers, 1 to 255: see
+/// `Options::register_cap`). A function the file does not name takes
 /// the line named `*`, if any, else keeps the command line's options.
 /// `scripts/tune` writes such files from what ptxas makes of each choice.
 pub mod per_function {
@@ -169,6 +177,9 @@ pub mod per_function {
     use std::sync::{Arc, Mutex};
 
     use super::{CoalesceMode, ColorMode, Options, PressureMode};
+
+    /// What ptxas can give one thread (sm_70 and later).
+    const MAX_REGISTERS: u32 = 255;
 
     /// (key, value) pairs per function name.
     type Table = HashMap<String, Vec<(String, String)>>;
@@ -215,12 +226,22 @@ pub mod per_function {
     }
 
     fn check(key: &str, value: &str) -> Result<(), String> {
+        if key == "cap" {
+            return match value.parse::<u32>() {
+                Ok(1..=MAX_REGISTERS) => Ok(()),
+                _ => Err(format!("cap={value}: expected registers, 1 to {MAX_REGISTERS}")),
+            };
+        }
         let allowed: &[&str] = match key {
             "coalesce" => &["after-stock", "off"],
             "color" => &["rename", "off"],
             "pressure" => &["relieve", "off"],
             "undefined" => &["apart", "shared"],
-            _ => return Err(format!("unknown option '{key}' (known: coalesce, color, pressure, undefined)")),
+            _ => {
+                return Err(format!(
+                    "unknown option '{key}' (known: coalesce, color, pressure, undefined, cap)"
+                ))
+            }
         };
         if allowed.contains(&value) {
             Ok(())
@@ -246,6 +267,7 @@ pub mod per_function {
                     ("color", _) => options.color_mode = ColorMode::Rename,
                     ("pressure", "off") => options.pressure_mode = PressureMode::Off,
                     ("pressure", _) => options.pressure_mode = PressureMode::Relieve,
+                    ("cap", registers) => options.register_cap = registers.parse().ok(),
                     (_, value) => options.undefined_apart = value == "apart",
                 }
             }
@@ -277,6 +299,9 @@ pub mod per_function {
             assert_eq!(parse("k color").unwrap_err(), "line 1: 'color' is not key=value");
             assert!(parse("k\nk colour=off").unwrap_err().starts_with("line 2: unknown option 'colour'"));
             assert!(parse("k color=maybe").unwrap_err().contains("expected one of rename, off"));
+            assert!(parse("k cap=0").unwrap_err().contains("cap=0: expected registers, 1 to 255"));
+            assert!(parse("k cap=many").is_err());
+            assert_eq!(parse("k cap=32").unwrap()["k"], vec![("cap".into(), "32".into())]);
         }
     }
 }
