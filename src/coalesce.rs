@@ -229,15 +229,7 @@ pub fn coalesce(f: &Function, options: &Options) -> PassOutcome {
     .to_vec();
     let kept_copies =
         kept.into_iter().map(|(inst, reason)| KeptCopy { inst, reason: reason.describe() }).collect();
-    PassOutcome {
-        rewrite,
-        stats,
-        kept_copies,
-        phases,
-        method: Some(Method::Graph),
-        note: None,
-        register_cap: None,
-    }
+    PassOutcome { rewrite, stats, kept_copies, phases, method: Some(Method::Graph), ..Default::default() }
 }
 
 /// What one round of joining did, for the pass's statistics.

@@ -640,15 +640,7 @@ pub fn color(f: &Function, options: &Options) -> crate::rewrite::PassOutcome {
     rewrite.deleted = rewrite.redundant_after_renaming(f);
     let mut stats = coloring_stats(f, &max_live, &nodes, &coloring, &rewrite);
     stats.push(crate::rewrite::Stat { name: c"graph-entries", value: entries });
-    PassOutcome {
-        rewrite,
-        stats,
-        kept_copies: Vec::new(),
-        phases,
-        method: Some(method),
-        note: None,
-        register_cap: None,
-    }
+    PassOutcome { rewrite, stats, phases, method: Some(method), ..Default::default() }
 }
 #[cfg(test)]
 mod tests {
