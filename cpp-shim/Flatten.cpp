@@ -19,6 +19,9 @@
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/Support/Regex.h"
 
+#include <algorithm>
+#include <vector>
+
 using namespace llvm;
 
 namespace nvregalloc {
@@ -46,14 +49,23 @@ static uint32_t instKind(const MachineInstr &MI) {
 // (an S2R in SASS: long, variable latency) nor symbol addresses: recomputing
 // them in loops made ptxas use more registers on HeCBench (match 48 -> 55,
 // ssm 32 -> 40).
-static bool isCheapAluOpcode(StringRef Name) {
+//
+// llvm::Regex backtracks: matching every instruction's opcode name cost
+// milliseconds per llc run, so each opcode is matched once per thread.
+static bool isCheapAluOpcode(const TargetInstrInfo &TII, unsigned Opcode) {
   static const Regex Cheap(
       "^((ADD|SUB)(16|32)(rr|ri|ir)|(SHL|SRL|SRA)(16|32)_(rr|ri)|"
       "(AND|OR|XOR)_b(16|32)(rr|ri)|NOT_b(16|32)|NEG_S(16|32)|"
       "MUL_WIDE[su](16|32)_(rr|ri)|MULT32r[ri]|MAD_LO_S32r[ri][ri]|"
       "CVT_[su](8|16|32|64)_[su](8|16|32)|CVT_INREG_s(16|32)_s(8|16)|"
       "MOV_[BF](16|32|64)_i)$");
-  return Cheap.match(Name);
+  // Per opcode: 0 not matched yet, 1 cheap, 2 not.
+  static thread_local std::vector<uint8_t> Known;
+  if (Known.size() <= Opcode)
+    Known.resize(std::max<size_t>(TII.getNumOpcodes(), Opcode + 1));
+  if (!Known[Opcode])
+    Known[Opcode] = Cheap.match(TII.getName(Opcode)) ? 1 : 2;
+  return Known[Opcode] == 1;
 }
 
 // Whether a def may be written before the instruction has read all its uses,
@@ -125,7 +137,7 @@ FlatFunction::FlatFunction(MachineFunction &MF, const MachineLoopInfo &MLI,
         I.flags |= NVRA_INST_MAY_STORE;
       if (TII.isTriviallyReMaterializable(MI))
         I.flags |= NVRA_INST_REMATERIALIZABLE;
-      if (isCheapAluOpcode(TII.getName(MI.getOpcode())))
+      if (isCheapAluOpcode(TII, MI.getOpcode()))
         I.flags |= NVRA_INST_CHEAP;
       if (MI.isInlineAsm())
         I.asm_text = MI.getOperand(InlineAsm::MIOp_AsmString).getSymbolName();

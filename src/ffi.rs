@@ -9,6 +9,10 @@ use std::panic::{self, AssertUnwindSafe};
 use std::slice;
 use std::sync::Once;
 
+use tracing_subscriber::filter::Targets;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+
 use crate::abi::*;
 use crate::asm;
 use crate::driver::{self, Pass, Verdict};
@@ -403,17 +407,23 @@ fn panic_text(payload: &Box<dyn std::any::Any + Send>) -> String {
 fn init_logging() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        let subscriber = tracing_subscriber::fmt().with_writer(std::io::stderr);
-        let _ = match std::env::var("NVREGALLOC_LOG") {
-            Ok(filter) => subscriber
-                .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
-                .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
-                .try_init(),
-            Err(_) => subscriber
-                .with_env_filter(tracing_subscriber::EnvFilter::new("nvregalloc::cssa=info"))
-                .without_time()
-                .try_init(),
-        };
+        match std::env::var("NVREGALLOC_LOG") {
+            Ok(filter) => {
+                let _ = tracing_subscriber::fmt()
+                    .with_writer(std::io::stderr)
+                    .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+                    .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
+                    .try_init();
+            }
+            // A `Targets` filter, not an `EnvFilter`: parsing the latter's
+            // directives compiles regexes, milliseconds in every llc run.
+            Err(_) => {
+                let _ = tracing_subscriber::registry()
+                    .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr).without_time())
+                    .with(Targets::new().with_target("nvregalloc::cssa", tracing::Level::INFO))
+                    .try_init();
+            }
+        }
         let previous = panic::take_hook();
         panic::set_hook(Box::new(move |info| {
             let location =
