@@ -13,6 +13,8 @@ inline constexpr const char CoalescePassArg[] = "nvregalloc-coalesce";
 inline constexpr const char ColorPassArg[] = "nvregalloc-color";
 inline constexpr const char CssaPassArg[] = "nvregalloc-cssa";
 inline constexpr const char LocalFramePassArg[] = "nvregalloc-local-frame";
+inline constexpr const char LsrGatePassArg[] = "nvregalloc-lsr-gate";
+inline constexpr const char LsrGateEndPassArg[] = "nvregalloc-lsr-gate-end";
 inline constexpr const char PressurePassArg[] = "nvregalloc-pressure";
 inline constexpr const char StockCoalescerGatePassArg[] =
     "nvregalloc-stock-coalescer-gate";
@@ -22,6 +24,8 @@ extern const void *const CoalescePassID;
 extern const void *const ColorPassID;
 extern const void *const CssaPassID;
 extern const void *const LocalFramePassID;
+extern const void *const LsrGatePassID;
+extern const void *const LsrGateEndPassID;
 extern const void *const PressurePassID;
 extern const void *const StockCoalescerGatePassID;
 
@@ -31,7 +35,8 @@ extern const void *const StockCoalescerGatePassID;
 extern llvm::cl::opt<NvraCoalesceMode> CoalesceMode;
 extern llvm::cl::opt<bool> CssaCoalesce;
 extern llvm::cl::opt<NvraPressureMode> PressureMode;
-// A per-function choices file may turn the pressure pass on for some.
+// A per-function choices file may turn the pressure pass on for some, and
+// loop strength reduction off.
 extern llvm::cl::opt<std::string> FunctionOptions;
 
 // LLVM's -join-liveintervals (RegisterCoalescer's switch), or null if this

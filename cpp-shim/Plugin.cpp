@@ -14,6 +14,10 @@
 //   StackSlotColoring, in that order: the first point where LiveIntervals is
 //   no longer alive and frame indices can still be added before NVPTX's
 //   PrologEpilog pass;
+// - with a function-options file, nvregalloc-lsr-gate right before LLVM's
+//   loop strength reduction (after its freeze canonicalization, found by
+//   name: neither pass ID is public) and nvregalloc-lsr-gate-end right after
+//   it, so that functions marked lsr=off skip it;
 // - nvregalloc-local-frame after that PrologEpilog pass and NVPTX's peephole
 //   (whose IDs are not public), right after RemoveRedundantDebugValues, the
 //   first public pass that follows them.
@@ -27,10 +31,28 @@
 
 #include "llvm/CodeGen/Passes.h"
 #include "llvm/CodeGen/TargetPassConfig.h"
+#include "llvm/InitializePasses.h"
+#include "llvm/PassRegistry.h"
 #include "llvm/Target/RegisterTargetPassConfigCallback.h"
 #include "llvm/Target/TargetMachine.h"
 
 using namespace llvm;
+
+/// Brackets LLVM's loop strength reduction with the lsr=off gate. The two
+/// passes register themselves only once they are first made, so they are
+/// registered here to be found by name.
+static void insertLsrGate(TargetPassConfig &Config) {
+  PassRegistry &Registry = *PassRegistry::getPassRegistry();
+  initializeCanonicalizeFreezeInLoopsPass(Registry);
+  initializeLoopStrengthReducePass(Registry);
+  // By name: a string literal alone would pick the overload taking an ID.
+  const PassInfo *Freeze = Registry.getPassInfo(StringRef("canon-freeze"));
+  const PassInfo *Lsr = Registry.getPassInfo(StringRef("loop-reduce"));
+  if (!Freeze || !Lsr)
+    return;
+  Config.insertPass(Freeze->getTypeInfo(), nvregalloc::LsrGatePassID);
+  Config.insertPass(Lsr->getTypeInfo(), nvregalloc::LsrGateEndPassID);
+}
 
 static RegisterTargetPassConfigCallback InsertNvregallocPasses(
     [](TargetMachine &TM, PassManagerBase &, TargetPassConfig *Config) {
@@ -48,6 +70,8 @@ static RegisterTargetPassConfigCallback InsertNvregallocPasses(
       if (nvregalloc::PressureMode != NVRA_PRESSURE_OFF ||
           !nvregalloc::FunctionOptions.empty())
         Config->insertPass(&StackSlotColoringID, nvregalloc::PressurePassID);
+      if (!nvregalloc::FunctionOptions.empty())
+        insertLsrGate(*Config);
       Config->insertPass(&StackSlotColoringID, nvregalloc::CoalescePassID);
       Config->insertPass(&StackSlotColoringID, nvregalloc::ColorPassID);
       Config->insertPass(&RemoveRedundantDebugValuesID,

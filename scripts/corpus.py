@@ -63,6 +63,9 @@ MODES = {
     # crossed; forced to recompute all it can, so that every kernel exercises it,
     # and renamed after, so that coloring meets the clones (scripts/tune's choice).
     "pressure forced": ["-nvregalloc-pressure=relieve", "-nvregalloc-pressure-target=1", "-nvregalloc-color=rename"],
+    # LLVM's loop strength reduction off for every function through the
+    # plugin's gate (scripts/tune's `lsr=off`).
+    "no lsr": [f"-nvregalloc-function-options={ROOT}/tests/lit/Inputs/lsr-off-everywhere.nvra"],
     "budget 8": ["-nvregalloc-max-regs=8"],
     "budget 15": ["-nvregalloc-max-regs=15"],
     "budget 32": ["-nvregalloc-max-regs=32"],

@@ -172,6 +172,33 @@ pub unsafe extern "C" fn nvra_result_free(result: *mut NvraResult) {
     }
 }
 
+/// Whether LLVM's loop strength reduction should run on the IR function
+/// `name` (`name_len` bytes): 0 where the function-options file says
+/// `lsr=off`, else 1. Anything that goes wrong (an unreadable file, a
+/// mismatched ABI, a panic) answers 1, LLVM's own choice; the machine passes
+/// report such a file for the same function.
+///
+/// # Safety
+/// `options` must point to an `NvraOptions` laid out as in nvregalloc.h and
+/// `name` to `name_len` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn nvra_keeps_loop_strength_reduction(
+    options: *const NvraOptions,
+    name: *const c_char,
+    name_len: usize,
+) -> u32 {
+    init_logging();
+    let keeps = panic::catch_unwind(AssertUnwindSafe(|| {
+        let raw = &*options;
+        if raw.abi_version != NVRA_ABI_VERSION || raw.sizeof_options as usize != size_of::<NvraOptions>() {
+            return true;
+        }
+        let name = String::from_utf8_lossy(array(name.cast::<u8>(), name_len as u32));
+        options_from_abi(raw).for_function(&name).map_or(true, |o| o.loop_strength_reduction)
+    }));
+    u32::from(keeps.unwrap_or(true))
+}
+
 unsafe fn run(fn_: *const NvraFunction, options: *const NvraOptions, pass: u32) -> Box<OwnedResult> {
     let (raw, raw_options) = (&*fn_, &*options);
     if let Err(why) = check_abi(raw, raw_options) {
@@ -381,8 +408,9 @@ unsafe fn options_from_abi(raw: &NvraOptions) -> Options {
         pressure_slack: raw.pressure_slack,
         pressure_target: (raw.pressure_target != 0).then_some(raw.pressure_target),
         function_options: (!raw.function_options.is_null()).then(|| c_string(raw.function_options).into()),
-        // Only a function-options file sets it, per function.
+        // Only a function-options file sets these, per function.
         register_cap: None,
+        loop_strength_reduction: true,
     }
 }
 

@@ -113,6 +113,14 @@ pub struct Options {
     /// can gain warps without a spill, which only ptxas can tell
     /// (`scripts/tune` asks it). The pressure pass hands it to the shim.
     pub register_cap: Option<u32>,
+    /// Whether LLVM's loop strength reduction runs on the function
+    /// (`lsr=off` in a function-options file turns it off). On NVPTX, whose
+    /// addresses have no register-plus-scaled-index form, LSR gives each
+    /// array its own 64-bit pointer variable and carries them all through
+    /// the loop; a 32-bit index read by every address is two registers per
+    /// array fewer, for an address computation at each access. Only ptxas
+    /// can tell which pays (`scripts/tune` asks it), so it is per function.
+    pub loop_strength_reduction: bool,
 }
 
 impl Default for Options {
@@ -143,6 +151,7 @@ impl Default for Options {
             pressure_target: None,
             function_options: None,
             register_cap: None,
+            loop_strength_reduction: true,
         }
     }
 }
@@ -167,8 +176,9 @@ impl Options {
 /// per line, `NAME key=value ...` (`#` starts a comment), with keys
 /// `coalesce` (`after-stock` | `off`), `color` (`rename` | `off`),
 /// `pressure` (`relieve` | `off`), `undefined` (`apart` | `shared`: see
-/// `Options::undefined_apart`) and `cap` (registers, 1 to 255: see
-/// `Options::register_cap`). A function the file does not name takes
+/// `Options::undefined_apart`), `cap` (registers, 1 to 255: see
+/// `Options::register_cap`) and `lsr` (`on` | `off`: see
+/// `Options::loop_strength_reduction`). A function the file does not name takes
 /// the line named `*`, if any, else keeps the command line's options.
 /// `scripts/tune` writes such files from what ptxas makes of each choice.
 pub mod per_function {
@@ -237,9 +247,10 @@ pub mod per_function {
             "color" => &["rename", "off"],
             "pressure" => &["relieve", "off"],
             "undefined" => &["apart", "shared"],
+            "lsr" => &["on", "off"],
             _ => {
                 return Err(format!(
-                    "unknown option '{key}' (known: coalesce, color, pressure, undefined, cap)"
+                    "unknown option '{key}' (known: coalesce, color, pressure, undefined, cap, lsr)"
                 ))
             }
         };
@@ -268,6 +279,7 @@ pub mod per_function {
                     ("pressure", "off") => options.pressure_mode = PressureMode::Off,
                     ("pressure", _) => options.pressure_mode = PressureMode::Relieve,
                     ("cap", registers) => options.register_cap = registers.parse().ok(),
+                    ("lsr", value) => options.loop_strength_reduction = value == "on",
                     (_, value) => options.undefined_apart = value == "apart",
                 }
             }
@@ -302,6 +314,20 @@ pub mod per_function {
             assert!(parse("k cap=0").unwrap_err().contains("cap=0: expected registers, 1 to 255"));
             assert!(parse("k cap=many").is_err());
             assert_eq!(parse("k cap=32").unwrap()["k"], vec![("cap".into(), "32".into())]);
+            assert!(parse("k lsr=no").unwrap_err().contains("lsr=no: expected one of on, off"));
+        }
+
+        #[test]
+        fn a_file_turns_loop_strength_reduction_off_for_the_functions_it_names() {
+            let path = std::env::temp_dir().join(format!("nvra-lsr-{}.nvra", std::process::id()));
+            std::fs::write(&path, "k lsr=off cap=40\n* lsr=on\n").unwrap();
+            let options = Options { function_options: Some(path.clone()), ..Options::default() };
+            let k = options.for_function("k").unwrap();
+            assert!(!k.loop_strength_reduction);
+            assert_eq!(k.register_cap, Some(40));
+            assert!(options.for_function("other").unwrap().loop_strength_reduction);
+            assert!(Options::default().for_function("k").unwrap().loop_strength_reduction);
+            std::fs::remove_file(path).unwrap();
         }
     }
 }

@@ -297,6 +297,11 @@ NvraResult *nvra_run_pass(const NvraFunction *fn, const NvraOptions *options,
 
 void nvra_result_free(NvraResult *result);
 
+/* 0 if the function-options file says lsr=off for the IR function name
+ * (name_len bytes), else 1 (also on any error: LLVM's own choice). */
+uint32_t nvra_keeps_loop_strength_reduction(const NvraOptions *options,
+                                            const char *name, size_t name_len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -42,6 +42,16 @@ pub const MODES: &[(&str, &[&str])] = &[
         "pressure forced",
         &["-nvregalloc-pressure=relieve", "-nvregalloc-pressure-target=1", "-nvregalloc-color=rename"],
     ),
+    // LLVM's loop strength reduction off for every function through the
+    // plugin's gate (scripts/tune's `lsr=off`).
+    (
+        "no lsr",
+        &[concat!(
+            "-nvregalloc-function-options=",
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/lit/Inputs/lsr-off-everywhere.nvra"
+        )],
+    ),
     ("budget 8", &["-nvregalloc-max-regs=8"]),
     ("budget 15", &["-nvregalloc-max-regs=15"]),
     ("budget 32", &["-nvregalloc-max-regs=32"]),
