@@ -18,10 +18,10 @@
 #include "Passes.h"
 #include "RustBridge.h"
 
-#include "llvm/IR/DiagnosticInfo.h"
-#include "llvm/IR/Function.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/LoopPass.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/Function.h"
 
 using namespace llvm;
 
