@@ -50,7 +50,8 @@ public:
       return false;
     NvraOptions Options = sharedOptions();
     StringRef Name = F.getName();
-    if (nvra_keeps_loop_strength_reduction(&Options, Name.data(), Name.size()))
+    if (nvra_runs_loop_transform(&Options, Name.data(), Name.size(),
+                                 NVRA_LOOP_STRENGTH_REDUCTION))
       return false;
     bool AddNoInline = !F.hasFnAttribute(Attribute::NoInline);
     F.addFnAttr(Attribute::OptimizeNone);

@@ -1,10 +1,14 @@
-//===- Passes.h - the nvregalloc machine passes --------------------------===//
+//===- Passes.h - the nvregalloc passes ----------------------------------===//
 #ifndef NVREGALLOC_PASSES_H
 #define NVREGALLOC_PASSES_H
 
 #include "nvregalloc.h"
 
 #include "llvm/Support/CommandLine.h"
+
+namespace llvm {
+class PassBuilder;
+} // namespace llvm
 
 namespace nvregalloc {
 
@@ -18,6 +22,9 @@ inline constexpr const char LsrGateEndPassArg[] = "nvregalloc-lsr-gate-end";
 inline constexpr const char PressurePassArg[] = "nvregalloc-pressure";
 inline constexpr const char StockCoalescerGatePassArg[] =
     "nvregalloc-stock-coalescer-gate";
+inline constexpr const char UnrollGatePassArg[] = "nvregalloc-unroll-gate";
+inline constexpr const char UnrollGateEndPassArg[] =
+    "nvregalloc-unroll-gate-end";
 
 // Pass IDs, for TargetPassConfig::insertPass.
 extern const void *const CoalescePassID;
@@ -36,8 +43,12 @@ extern llvm::cl::opt<NvraCoalesceMode> CoalesceMode;
 extern llvm::cl::opt<bool> CssaCoalesce;
 extern llvm::cl::opt<NvraPressureMode> PressureMode;
 // A per-function choices file may turn the pressure pass on for some, and
-// loop strength reduction off.
+// loop strength reduction or unrolling off.
 extern llvm::cl::opt<std::string> FunctionOptions;
+
+// Puts the middle-end passes (nvregalloc-unroll-gate and its end) at their
+// extension points.
+void registerMiddleEndPasses(llvm::PassBuilder &Builder);
 
 // LLVM's -join-liveintervals (RegisterCoalescer's switch), or null if this
 // LLVM has no such option.

@@ -22,6 +22,10 @@
 //   (whose IDs are not public), right after RemoveRedundantDebugValues, the
 //   first public pass that follows them.
 //
+// The middle end (clang -fpass-plugin, opt) gets nvregalloc-unroll-gate at
+// the end of loop simplification and nvregalloc-unroll-gate-end last, through
+// the PassBuilder callback handed to the plugin entry point below.
+//
 // The plugin entry point llvmGetPassPluginInfo is exported by the Rust side
 // (src/plugin.rs): a cdylib exports only Rust's own symbols.
 //
@@ -33,10 +37,19 @@
 #include "llvm/CodeGen/TargetPassConfig.h"
 #include "llvm/InitializePasses.h"
 #include "llvm/PassRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Target/RegisterTargetPassConfigCallback.h"
 #include "llvm/Target/TargetMachine.h"
 
 using namespace llvm;
+
+static void registerPassBuilderCallbacks(void *Builder) {
+  nvregalloc::registerMiddleEndPasses(*static_cast<PassBuilder *>(Builder));
+}
+
+/// Runs when the library is loaded, before LLVM asks for the entry point.
+static const bool HandedOver =
+    (nvra_set_pass_builder_callback(registerPassBuilderCallbacks), true);
 
 /// Brackets LLVM's loop strength reduction with the lsr=off gate. The two
 /// passes register themselves only once they are first made, so they are

@@ -172,31 +172,38 @@ pub unsafe extern "C" fn nvra_result_free(result: *mut NvraResult) {
     }
 }
 
-/// Whether LLVM's loop strength reduction should run on the IR function
-/// `name` (`name_len` bytes): 0 where the function-options file says
-/// `lsr=off`, else 1. Anything that goes wrong (an unreadable file, a
-/// mismatched ABI, a panic) answers 1, LLVM's own choice; the machine passes
+/// Whether the LLVM loop transformation `transform` (an `NvraLoopTransform`)
+/// should run on the IR function `name` (`name_len` bytes): 0 where the
+/// function-options file turns it off (`lsr=off`, `unroll=off`), else 1.
+/// Anything that goes wrong (an unreadable file, a mismatched ABI, an unknown
+/// transform, a panic) answers 1, LLVM's own choice; the machine passes
 /// report such a file for the same function.
 ///
 /// # Safety
 /// `options` must point to an `NvraOptions` laid out as in nvregalloc.h and
 /// `name` to `name_len` readable bytes.
 #[no_mangle]
-pub unsafe extern "C" fn nvra_keeps_loop_strength_reduction(
+pub unsafe extern "C" fn nvra_runs_loop_transform(
     options: *const NvraOptions,
     name: *const c_char,
     name_len: usize,
+    transform: u32,
 ) -> u32 {
     init_logging();
-    let keeps = panic::catch_unwind(AssertUnwindSafe(|| {
+    let runs = panic::catch_unwind(AssertUnwindSafe(|| {
         let raw = &*options;
         if raw.abi_version != NVRA_ABI_VERSION || raw.sizeof_options as usize != size_of::<NvraOptions>() {
             return true;
         }
         let name = String::from_utf8_lossy(array(name.cast::<u8>(), name_len as u32));
-        options_from_abi(raw).for_function(&name).map_or(true, |o| o.loop_strength_reduction)
+        let Ok(options) = options_from_abi(raw).for_function(&name) else { return true };
+        match transform {
+            NVRA_LOOP_STRENGTH_REDUCTION => options.loop_strength_reduction,
+            NVRA_LOOP_UNROLLING => options.loop_unrolling,
+            _ => true,
+        }
     }));
-    u32::from(keeps.unwrap_or(true))
+    u32::from(runs.unwrap_or(true))
 }
 
 unsafe fn run(fn_: *const NvraFunction, options: *const NvraOptions, pass: u32) -> Box<OwnedResult> {
@@ -411,6 +418,7 @@ unsafe fn options_from_abi(raw: &NvraOptions) -> Options {
         // Only a function-options file sets these, per function.
         register_cap: None,
         loop_strength_reduction: true,
+        loop_unrolling: true,
     }
 }
 

@@ -121,6 +121,15 @@ pub struct Options {
     /// array fewer, for an address computation at each access. Only ptxas
     /// can tell which pays (`scripts/tune` asks it), so it is per function.
     pub loop_strength_reduction: bool,
+    /// Whether LLVM's loop unrollers may unroll the function's loops of their
+    /// own accord (`unroll=off` in a function-options file stops them, as
+    /// clang's `-fno-unroll-loops` does; `#pragma unroll` still holds). An
+    /// unrolled body keeps several iterations' values live at once, which
+    /// can cost an occupancy step; a rolled loop gives up their
+    /// instruction-level parallelism, so `scripts/tune` takes it only where
+    /// it gains warps nothing else does. Acts in the middle end (clang
+    /// `-fpass-plugin`, `opt`), not in llc.
+    pub loop_unrolling: bool,
 }
 
 impl Default for Options {
@@ -152,6 +161,7 @@ impl Default for Options {
             function_options: None,
             register_cap: None,
             loop_strength_reduction: true,
+            loop_unrolling: true,
         }
     }
 }
@@ -177,8 +187,9 @@ impl Options {
 /// `coalesce` (`after-stock` | `off`), `color` (`rename` | `off`),
 /// `pressure` (`relieve` | `off`), `undefined` (`apart` | `shared`: see
 /// `Options::undefined_apart`), `cap` (registers, 1 to 255: see
-/// `Options::register_cap`) and `lsr` (`on` | `off`: see
-/// `Options::loop_strength_reduction`). A function the file does not name takes
+/// `Options::register_cap`), `lsr` (`on` | `off`: see
+/// `Options::loop_strength_reduction`) and `unroll` (`on` | `off`: see
+/// `Options::loop_unrolling`). A function the file does not name takes
 /// the line named `*`, if any, else keeps the command line's options.
 /// `scripts/tune` writes such files from what ptxas makes of each choice.
 pub mod per_function {
@@ -247,10 +258,10 @@ pub mod per_function {
             "color" => &["rename", "off"],
             "pressure" => &["relieve", "off"],
             "undefined" => &["apart", "shared"],
-            "lsr" => &["on", "off"],
+            "lsr" | "unroll" => &["on", "off"],
             _ => {
                 return Err(format!(
-                    "unknown option '{key}' (known: coalesce, color, pressure, undefined, cap, lsr)"
+                    "unknown option '{key}' (known: coalesce, color, pressure, undefined, cap, lsr, unroll)"
                 ))
             }
         };
@@ -280,6 +291,7 @@ pub mod per_function {
                     ("pressure", _) => options.pressure_mode = PressureMode::Relieve,
                     ("cap", registers) => options.register_cap = registers.parse().ok(),
                     ("lsr", value) => options.loop_strength_reduction = value == "on",
+                    ("unroll", value) => options.loop_unrolling = value == "on",
                     (_, value) => options.undefined_apart = value == "apart",
                 }
             }
@@ -315,17 +327,21 @@ pub mod per_function {
             assert!(parse("k cap=many").is_err());
             assert_eq!(parse("k cap=32").unwrap()["k"], vec![("cap".into(), "32".into())]);
             assert!(parse("k lsr=no").unwrap_err().contains("lsr=no: expected one of on, off"));
+            assert!(parse("k unroll=4").unwrap_err().contains("unroll=4: expected one of on, off"));
         }
 
         #[test]
-        fn a_file_turns_loop_strength_reduction_off_for_the_functions_it_names() {
+        fn a_file_turns_loop_transforms_off_for_the_functions_it_names() {
             let path = std::env::temp_dir().join(format!("nvra-lsr-{}.nvra", std::process::id()));
-            std::fs::write(&path, "k lsr=off cap=40\n* lsr=on\n").unwrap();
+            std::fs::write(&path, "k lsr=off cap=40\nu unroll=off\n* lsr=on\n").unwrap();
             let options = Options { function_options: Some(path.clone()), ..Options::default() };
             let k = options.for_function("k").unwrap();
-            assert!(!k.loop_strength_reduction);
+            assert!(!k.loop_strength_reduction && k.loop_unrolling);
             assert_eq!(k.register_cap, Some(40));
-            assert!(options.for_function("other").unwrap().loop_strength_reduction);
+            let u = options.for_function("u").unwrap();
+            assert!(u.loop_strength_reduction && !u.loop_unrolling);
+            let other = options.for_function("other").unwrap();
+            assert!(other.loop_strength_reduction && other.loop_unrolling);
             assert!(Options::default().for_function("k").unwrap().loop_strength_reduction);
             std::fs::remove_file(path).unwrap();
         }

@@ -1,9 +1,14 @@
-//! The symbol `-load-pass-plugin` and `-fpass-plugin` look for. The passes
-//! themselves enter the codegen pipeline through the shim's static
+//! The symbol `-load-pass-plugin` and `-fpass-plugin` look for. The machine
+//! passes enter the codegen pipeline through the shim's static
 //! `RegisterTargetPassConfigCallback` (cpp-shim/Plugin.cpp), which runs when
-//! the library is loaded; this entry point only has to exist.
+//! the library is loaded; the middle-end passes (unroll=off) through the
+//! PassBuilder callback the shim hands over at the same moment
+//! (`nvra_set_pass_builder_callback`). Only Rust's own symbols leave a cdylib,
+//! so the entry point is here and the callback reaches it through a pointer:
+//! the rlib and its tests never link the shim.
 
 use std::ffi::{c_char, c_void};
+use std::sync::OnceLock;
 
 /// LLVM's `PassPluginLibraryInfo` (llvm/Plugins/PassPlugin.h, API version 2).
 #[repr(C)]
@@ -17,13 +22,32 @@ pub struct PassPluginLibraryInfo {
 
 const LLVM_PLUGIN_API_VERSION: u32 = 2;
 
+type PassBuilderCallback = unsafe extern "C" fn(*mut c_void);
+
+static PASS_BUILDER_CALLBACK: OnceLock<PassBuilderCallback> = OnceLock::new();
+
+/// Called by the shim's static initializer, before LLVM asks for the entry
+/// point.
+#[no_mangle]
+pub extern "C" fn nvra_set_pass_builder_callback(callback: Option<PassBuilderCallback>) {
+    if let Some(callback) = callback {
+        let _ = PASS_BUILDER_CALLBACK.set(callback);
+    }
+}
+
+unsafe extern "C" fn register_pass_builder_callbacks(pass_builder: *mut c_void) {
+    if let Some(callback) = PASS_BUILDER_CALLBACK.get() {
+        callback(pass_builder);
+    }
+}
+
 #[no_mangle]
 pub extern "C" fn llvmGetPassPluginInfo() -> PassPluginLibraryInfo {
     PassPluginLibraryInfo {
         api_version: LLVM_PLUGIN_API_VERSION,
         plugin_name: c"nvregalloc".as_ptr(),
         plugin_version: concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast(),
-        register_pass_builder_callbacks: None,
+        register_pass_builder_callbacks: Some(register_pass_builder_callbacks),
         pre_codegen_callback: None,
     }
 }

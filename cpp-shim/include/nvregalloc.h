@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bump on any change to a struct below or to the meaning of a field. */
-#define NVRA_ABI_VERSION 16u
+#define NVRA_ABI_VERSION 17u
 
 /* Sentinel for "no register" / "no tie" in 32-bit index fields. */
 #define NVRA_NONE 0xffffffffu
@@ -297,10 +297,22 @@ NvraResult *nvra_run_pass(const NvraFunction *fn, const NvraOptions *options,
 
 void nvra_result_free(NvraResult *result);
 
-/* 0 if the function-options file says lsr=off for the IR function name
- * (name_len bytes), else 1 (also on any error: LLVM's own choice). */
-uint32_t nvra_keeps_loop_strength_reduction(const NvraOptions *options,
-                                            const char *name, size_t name_len);
+/* LLVM loop transformations a function-options file can turn off per
+ * function. */
+typedef enum NvraLoopTransform {
+  NVRA_LOOP_STRENGTH_REDUCTION = 0, /* lsr=off */
+  NVRA_LOOP_UNROLLING = 1,          /* unroll=off */
+} NvraLoopTransform;
+
+/* 0 if the function-options file turns `transform` off for the IR function
+ * name (name_len bytes), else 1 (also on any error: LLVM's own choice). */
+uint32_t nvra_runs_loop_transform(const NvraOptions *options, const char *name,
+                                  size_t name_len, uint32_t transform);
+
+/* The shim hands its PassBuilder callback (a function taking a
+ * llvm::PassBuilder *) to the plugin's entry point, which the Rust side
+ * exports; called once, when the library is loaded. */
+void nvra_set_pass_builder_callback(void (*callback)(void *pass_builder));
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,107 @@
+//===- UnrollGatePass.cpp - nvregalloc-unroll-gate, nvregalloc-unroll-gate-end //
+//
+// A function-options file may say `unroll=off` for a function: LLVM's loop
+// unrollers are then to leave its loops rolled unless the source asks for
+// unrolling itself, as clang's -fno-unroll-loops does for a whole file (see
+// the Rust core's Options::loop_unrolling for when that saves an occupancy
+// step). The unrollers have no per-function switch, but they honour a loop's
+// llvm.loop.unroll.disable. So nvregalloc-unroll-gate, a loop pass at the
+// end of the middle end's loop simplification (right before the full
+// unroller), gives each loop of the named functions that carries no unroll
+// metadata of its own that mark, beside one of ours; nvregalloc-unroll-gate-end,
+// the last pass of the optimization pipeline, takes both back. Without that,
+// NVPTX would print the mark as `.pragma "nounroll"` and ptxas would keep the
+// loops rolled too, which -fno-unroll-loops does not ask for.
+//
+// Both are new-pass-manager passes: they run where the middle end runs
+// (clang -fpass-plugin), not in llc, whose input was optimized already.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Passes.h"
+#include "RustBridge.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Metadata.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Transforms/Scalar/LoopPassManager.h"
+#include "llvm/Transforms/Utils/LoopUtils.h"
+
+using namespace llvm;
+
+namespace nvregalloc {
+
+namespace {
+/// The mark the unrollers honour, and ours beside it (so that the end pass
+/// takes back only what the gate added).
+constexpr const char UnrollDisable[] = "llvm.loop.unroll.disable";
+constexpr const char GateMark[] = "nvregalloc.unroll.off";
+
+class UnrollGatePass : public PassInfoMixin<UnrollGatePass> {
+public:
+  PreservedAnalyses run(Loop &L, LoopAnalysisManager &,
+                        LoopStandardAnalysisResults &, LPMUpdater &) {
+    Function &F = *L.getHeader()->getParent();
+    // A loop the source (or an earlier visit) has an unroll choice for
+    // keeps it.
+    if (FunctionOptions.empty() || !F.getParent()->getTargetTriple().isNVPTX() ||
+        hasUnrollTransformation(&L) != TM_Unspecified)
+      return PreservedAnalyses::all();
+    NvraOptions Options = sharedOptions();
+    StringRef Name = F.getName();
+    if (nvra_runs_loop_transform(&Options, Name.data(), Name.size(),
+                                 NVRA_LOOP_UNROLLING))
+      return PreservedAnalyses::all();
+    LLVMContext &Context = F.getContext();
+    MDNode *Marks[] = {MDNode::get(Context, MDString::get(Context, UnrollDisable)),
+                       MDNode::get(Context, MDString::get(Context, GateMark))};
+    L.setLoopID(makePostTransformationMetadata(Context, L.getLoopID(), {}, Marks));
+    Context.diagnose(OptimizationRemark(UnrollGatePassArg, "UnrollOff",
+                                        L.getStartLoc(), L.getHeader())
+                     << "function " << Name
+                     << ": loop left rolled (unroll=off)");
+    // Loop metadata is no analysis's input.
+    return PreservedAnalyses::all();
+  }
+};
+
+class UnrollGateEndPass : public PassInfoMixin<UnrollGateEndPass> {
+public:
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
+    DenseMap<MDNode *, MDNode *> Restored;
+    for (Function &F : M)
+      for (BasicBlock &BB : F) {
+        Instruction *Latch = BB.getTerminator();
+        MDNode *LoopID = Latch ? Latch->getMetadata(LLVMContext::MD_loop) : nullptr;
+        if (!LoopID || !findOptionMDForLoopID(LoopID, GateMark))
+          continue;
+        auto [It, New] = Restored.try_emplace(LoopID, nullptr);
+        if (New) {
+          MDNode *Rest = makePostTransformationMetadata(
+              M.getContext(), LoopID, {UnrollDisable, GateMark}, {});
+          // Only the self-reference left: the loop had no metadata before.
+          It->second = Rest->getNumOperands() > 1 ? Rest : nullptr;
+        }
+        Latch->setMetadata(LLVMContext::MD_loop, It->second);
+      }
+    return PreservedAnalyses::all();
+  }
+};
+} // namespace
+
+void registerMiddleEndPasses(PassBuilder &Builder) {
+  Builder.registerLateLoopOptimizationsEPCallback(
+      [](LoopPassManager &LPM, OptimizationLevel) {
+        LPM.addPass(UnrollGatePass());
+      });
+  Builder.registerOptimizerLastEPCallback(
+      [](ModulePassManager &MPM, OptimizationLevel, ThinOrFullLTOPhase) {
+        MPM.addPass(UnrollGateEndPass());
+      });
+}
+
+} // namespace nvregalloc

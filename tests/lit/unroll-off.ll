@@ -1,0 +1,113 @@
+; `unroll=off` in a function-options file keeps LLVM's loop unrollers off
+; that function's loops, as clang's -fno-unroll-loops does for a whole file:
+; a loop whose source asks for unrolling (`#pragma unroll`, here
+; llvm.loop.unroll.full) is unrolled all the same. An unrolled body keeps
+; several iterations' values live at once, which can cost an occupancy step;
+; scripts/tune takes the choice only where ptxas shows it gains warps.
+; nvregalloc-unroll-gate, at the end of the middle end's loop simplification,
+; marks the named functions' loops llvm.loop.unroll.disable beside a mark of
+; its own; nvregalloc-unroll-gate-end, last in the optimization pipeline,
+; takes both back, so NVPTX prints no `.pragma "nounroll"` and ptxas unrolls
+; as it would have. They run where the middle end runs (clang -fpass-plugin).
+;
+; RUN: printf 'k_off unroll=off\nk_pragma unroll=off\nk_on unroll=on\n' > %t.nvra
+; RUN: %llvm_clang --target=nvptx64-nvidia-cuda -O3 -S -emit-llvm %s -o - -fpass-plugin=%plugin \
+; RUN:   -mllvm -nvregalloc-function-options=%t.nvra -Rpass=nvregalloc-unroll-gate 2>%t.remarks \
+; RUN:   | FileCheck %s
+; RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
+;
+; In PTX the loop stays a loop, without a pragma for ptxas.
+; RUN: %llvm_clang --target=nvptx64-nvidia-cuda -march=sm_90 -Xclang -target-feature -Xclang +ptx80 -O3 -S %s -o %t.ptx -fpass-plugin=%plugin \
+; RUN:   -mllvm -nvregalloc-function-options=%t.nvra
+; RUN: FileCheck %s --check-prefix=PTX < %t.ptx
+; RUN: %if cuda %{ %ptxas -arch=sm_90 -c %t.ptx -o %t.o %}
+;
+; With unroll=on everywhere, or for another target, the IR is stock clang's.
+; RUN: %llvm_clang --target=nvptx64-nvidia-cuda -O3 -S -emit-llvm %s -o %t.stock.ll
+; RUN: echo "* unroll=on" > %t.on
+; RUN: %llvm_clang --target=nvptx64-nvidia-cuda -O3 -S -emit-llvm %s -o %t.on.ll -fpass-plugin=%plugin \
+; RUN:   -mllvm -nvregalloc-function-options=%t.on
+; RUN: diff %t.stock.ll %t.on.ll
+; RUN: %llvm_clang --target=x86_64-unknown-linux-gnu -O3 -S -emit-llvm %s -o - -fpass-plugin=%plugin \
+; RUN:   -mllvm -nvregalloc-function-options=%t.nvra 2>/dev/null | FileCheck %s --check-prefix=HOST
+
+target triple = "nvptx64-nvidia-cuda"
+
+; CHECK-LABEL: define ptx_kernel void @k_off(
+; CHECK:       %i = phi i32
+; CHECK:       br i1 %{{.*}}, label %exit, label %loop, !llvm.loop [[ID:![0-9]+]]
+; CHECK-LABEL: define ptx_kernel void @k_on(
+; CHECK-NOT:   phi
+; CHECK:       %w.7 = mul
+; CHECK-LABEL: define ptx_kernel void @k_pragma(
+; CHECK-NOT:   phi
+; CHECK:       %w.7 = mul
+; CHECK:       [[ID]] = distinct !{[[ID]], [[PROGRESS:![0-9]+]]}
+; CHECK:       [[PROGRESS]] = !{!"llvm.loop.mustprogress"}
+; CHECK-NOT:   nvregalloc
+; CHECK-NOT:   llvm.loop.unroll.disable
+
+; REMARK:      remark: <unknown>:0:0: function k_off: loop left rolled (unroll=off)
+; REMARK-NOT:  remark:
+
+; PTX-LABEL:   .entry k_off(
+; PTX-NOT:     .pragma
+; PTX:         @%p{{[0-9]+}} bra $L__BB0_1;
+; PTX-LABEL:   .entry k_on(
+
+; HOST-LABEL:  define ptx_kernel void @k_off(
+; HOST-NOT:    phi
+; HOST:        ret void
+
+define ptx_kernel void @k_off(ptr %p, i32 %x) {
+entry:
+  br label %loop
+loop:
+  %i = phi i32 [ 0, %entry ], [ %i.next, %loop ]
+  %a = getelementptr i32, ptr %p, i32 %i
+  %v = load i32, ptr %a
+  %w = mul i32 %v, %x
+  store i32 %w, ptr %a
+  %i.next = add i32 %i, 1
+  %c = icmp ult i32 %i.next, 8
+  br i1 %c, label %loop, label %exit, !llvm.loop !0
+exit:
+  ret void
+}
+
+define ptx_kernel void @k_on(ptr %p, i32 %x) {
+entry:
+  br label %loop
+loop:
+  %i = phi i32 [ 0, %entry ], [ %i.next, %loop ]
+  %a = getelementptr i32, ptr %p, i32 %i
+  %v = load i32, ptr %a
+  %w = mul i32 %v, %x
+  store i32 %w, ptr %a
+  %i.next = add i32 %i, 1
+  %c = icmp ult i32 %i.next, 8
+  br i1 %c, label %loop, label %exit
+exit:
+  ret void
+}
+
+define ptx_kernel void @k_pragma(ptr %p, i32 %x) {
+entry:
+  br label %loop
+loop:
+  %i = phi i32 [ 0, %entry ], [ %i.next, %loop ]
+  %a = getelementptr i32, ptr %p, i32 %i
+  %v = load i32, ptr %a
+  %w = mul i32 %v, %x
+  store i32 %w, ptr %a
+  %i.next = add i32 %i, 1
+  %c = icmp ult i32 %i.next, 8
+  br i1 %c, label %loop, label %exit, !llvm.loop !2
+exit:
+  ret void
+}
+
+!0 = distinct !{!0, !1}
+!1 = !{!"llvm.loop.mustprogress"}
+!2 = distinct !{!2, !3}
+!3 = !{!"llvm.loop.unroll.full"}
