@@ -57,6 +57,23 @@ pub const MODES: &[(&str, &[&str])] = &[
     ("budget 32", &["-nvregalloc-max-regs=32"]),
 ];
 
+/// Modes whose options act in the middle end too, so their IR is built from
+/// the CUDA source by clang with the plugin loaded (`-mllvm` each option),
+/// and llc then takes the same options: only the corpus kernels, which come
+/// as CUDA, have them.
+pub const CUDA_MODES: &[(&str, &[&str])] = &[
+    // LLVM's loop unrollers kept off every function (scripts/tune's
+    // `unroll=off`).
+    (
+        "no unroll",
+        &[concat!(
+            "-nvregalloc-function-options=",
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/lit/Inputs/unroll-off-everywhere.nvra"
+        )],
+    ),
+];
+
 /// A deliberately broken build: merges two interfering registers and turns
 /// the plugin's own checker off, so the harness is the only thing that can
 /// notice.
@@ -128,8 +145,9 @@ impl Toolchain {
     }
 
     /// CUDA source to LLVM IR, as scripts/corpus.py compiles the corpus
-    /// (its own folder searched for includes first).
-    pub fn cuda_to_ll(&self, cu: &Path, ll: &Path) -> Result<(), Error> {
+    /// (its own folder searched for includes first); with `plugin_options`
+    /// (None: without the plugin), the plugin loaded and those options.
+    pub fn cuda_to_ll(&self, cu: &Path, ll: &Path, plugin_options: Option<&[&str]>) -> Result<(), Error> {
         if self.clang_cuda_flags.is_empty() {
             return Err(Error::Harness("CLANG_CUDA_FLAGS unset: source scripts/env.sh".into()));
         }
@@ -137,6 +155,11 @@ impl Toolchain {
         let mut args: Vec<&str> = self.clang_cuda_flags.iter().map(String::as_str).collect();
         args.extend(own_folder.as_deref());
         args.extend(self.includes.iter().map(String::as_str));
+        let plugin = format!("-fpass-plugin={}", self.plugin.display());
+        if let Some(options) = plugin_options {
+            args.push(&plugin);
+            args.extend(options.iter().flat_map(|o| ["-mllvm", o]));
+        }
         args.extend(["-emit-llvm", "-S", path_str(cu), "-o", path_str(ll)]);
         self.tool("clang++", &args).map(drop)
     }
@@ -524,27 +547,43 @@ pub fn build_all(
     common: &[&str],
     modes: &[(&str, &[&str])],
 ) -> Result<Builds, Error> {
-    let stem = ll.file_stem().and_then(|s| s.to_str()).unwrap_or("prog");
-    let build = |name: &str, opts: Option<&[&str]>| -> Result<(String, String), Error> {
-        let file_name: String =
-            name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
-        let ptx = dir.join(format!("{stem}.{file_name}.ptx"));
-        let warnings = tc.llc(ll, &ptx, common, opts)?;
-        let text =
-            std::fs::read_to_string(&ptx).map_err(|e| Error::Harness(format!("{}: {e}", ptx.display())))?;
-        Ok((text, warnings))
-    };
-    let stock = build("stock", None)?.0;
+    let stock = llc_build(tc, ll, dir, common, "stock", None)?.0;
     let modes = modes
         .iter()
-        .map(|(name, opts)| match build(name, Some(opts)) {
-            Ok((ptx, warnings)) => {
-                Build { mode: name.to_string(), ptx: Ok(ptx), untouched: untouched_functions(&warnings) }
-            }
-            Err(e) => Build { mode: name.to_string(), ptx: Err(e.to_string()), untouched: Vec::new() },
-        })
+        .map(|&(name, opts)| mode_build(name, llc_build(tc, ll, dir, common, name, Some(opts))))
         .collect();
     Ok(Builds { stock, modes })
+}
+
+/// PTX of `ll` (in `dir`, named after the build) and llc's warnings.
+fn llc_build(
+    tc: &Toolchain,
+    ll: &Path,
+    dir: &Path,
+    common: &[&str],
+    name: &str,
+    opts: Option<&[&str]>,
+) -> Result<(String, String), Error> {
+    let stem = ll.file_stem().and_then(|s| s.to_str()).unwrap_or("prog");
+    let ptx = dir.join(format!("{stem}.{}.ptx", file_name(name)));
+    let warnings = tc.llc(ll, &ptx, common, opts)?;
+    let text =
+        std::fs::read_to_string(&ptx).map_err(|e| Error::Harness(format!("{}: {e}", ptx.display())))?;
+    Ok((text, warnings))
+}
+
+fn file_name(mode: &str) -> String {
+    mode.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
+}
+
+/// A mode's build; its failure is a record of its own (a plugin bug).
+fn mode_build(name: &str, built: Result<(String, String), Error>) -> Build {
+    match built {
+        Ok((ptx, warnings)) => {
+            Build { mode: name.to_string(), ptx: Ok(ptx), untouched: untouched_functions(&warnings) }
+        }
+        Err(e) => Build { mode: name.to_string(), ptx: Err(e.to_string()), untouched: Vec::new() },
+    }
 }
 
 /// Runs `runs` (function, args, launch) on every build and compares with stock.
@@ -656,7 +695,8 @@ pub struct CorpusArgs {
     pub includes: Vec<String>,
     /// Empty: tests/kernels.
     pub files: Vec<PathBuf>,
-    /// `--mode NAME`, repeatable: only these of `MODES`; empty: all.
+    /// `--mode NAME`, repeatable: only these of `MODES` and `CUDA_MODES`;
+    /// empty: all.
     pub modes: Vec<String>,
 }
 
@@ -671,8 +711,8 @@ impl CorpusArgs {
                 "--fault" => out.fault = true,
                 "--mode" => {
                     let name = value("mode name")?;
-                    if !MODES.iter().any(|(m, _)| *m == name) {
-                        let known: Vec<&str> = MODES.iter().map(|(m, _)| *m).collect();
+                    if !MODES.iter().chain(CUDA_MODES).any(|(m, _)| *m == name) {
+                        let known: Vec<&str> = MODES.iter().chain(CUDA_MODES).map(|(m, _)| *m).collect();
                         return Err(Error::Harness(format!(
                             "unknown mode {name:?}; modes: {}",
                             known.join(", ")
@@ -711,18 +751,27 @@ pub fn split_failures(
     (records, failed)
 }
 
-/// Compiles one corpus kernel file every way and compares every entry.
+/// Compiles one corpus kernel file every way (`modes` from stock clang's IR,
+/// `cuda_modes` each from its own, see `CUDA_MODES`) and compares every entry.
 pub fn corpus_file(
     tc: &Toolchain,
     cu: &Path,
     dir: &Path,
     modes: &[(&str, &[&str])],
+    cuda_modes: &[(&str, &[&str])],
 ) -> Result<Vec<Record>, Error> {
     let specs = load_specs(tc)?;
     let stem = cu.file_stem().and_then(|s| s.to_str()).unwrap_or("kernel").to_string();
     let ll = dir.join(format!("{stem}.ll"));
-    tc.cuda_to_ll(cu, &ll)?;
-    let builds = build_all(tc, &ll, dir, &[], modes)?;
+    tc.cuda_to_ll(cu, &ll, None)?;
+    let mut builds = build_all(tc, &ll, dir, &[], modes)?;
+    for &(name, opts) in cuda_modes {
+        let own_ll = dir.join(format!("{stem}.{}.ll", file_name(name)));
+        let built = tc
+            .cuda_to_ll(cu, &own_ll, Some(opts))
+            .and_then(|()| llc_build(tc, &own_ll, dir, &[], name, Some(opts)));
+        builds.modes.push(mode_build(name, built));
+    }
     let module = parse(&builds.stock)?;
     let runs = kernel_runs(&module, &specs)?;
     Ok(compare_builds(&stem, &builds, &runs))

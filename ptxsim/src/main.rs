@@ -11,7 +11,7 @@
 //!                                   on one line and the run goes on
 //!   ptxsim csmith FIRST COUNT       compare on csmith seeds FIRST..FIRST+COUNT
 
-use ptxsim::harness::{self, Record, Toolchain, Verdict, MODES};
+use ptxsim::harness::{self, Record, Toolchain, Verdict, CUDA_MODES, MODES};
 use ptxsim::{parse, run, Arg, Error, Launch};
 
 fn digest(bytes: &[u8]) -> u64 {
@@ -60,18 +60,23 @@ fn main() -> Result<(), Error> {
         Some("corpus") => {
             let options = harness::CorpusArgs::parse(&args[1..])?;
             tc.includes = options.includes;
-            let chosen: Vec<(&str, &[&str])> = MODES
-                .iter()
-                .copied()
-                .filter(|(m, _)| options.modes.iter().any(|n| n.as_str() == *m))
-                .collect();
-            let modes: &[(&str, &[&str])] = match () {
-                _ if options.fault => &[harness::FAULT_MODE],
-                _ if options.modes.is_empty() => MODES,
-                _ => &chosen,
+            let chosen = |all: &[(&'static str, &'static [&'static str])]| -> Vec<(&str, &[&str])> {
+                all.iter()
+                    .copied()
+                    .filter(|(m, _)| {
+                        options.modes.is_empty() || options.modes.iter().any(|n| n.as_str() == *m)
+                    })
+                    .collect()
+            };
+            let (modes, cuda_modes) = if options.fault {
+                (vec![harness::FAULT_MODE], vec![])
+            } else {
+                (chosen(MODES), chosen(CUDA_MODES))
             };
             let files = if options.files.is_empty() { harness::corpus_files(&tc)? } else { options.files };
-            let results = harness::run_parallel(&files, |cu, dir| harness::corpus_file(&tc, cu, dir, modes));
+            let results = harness::run_parallel(&files, |cu, dir| {
+                harness::corpus_file(&tc, cu, dir, &modes, &cuda_modes)
+            });
             let (records, failed) = harness::split_failures(&files, results);
             for (file, why) in &failed {
                 println!("{}: not compared: {why}", file.display());

@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use ptxsim::harness::{self, Record, Toolchain, Verdict, FAULT_MODE, MODES};
+use ptxsim::harness::{self, Record, Toolchain, Verdict, CUDA_MODES, FAULT_MODE, MODES};
 use ptxsim::Error;
 
 fn records(results: Vec<Result<Vec<Record>, Error>>) -> Vec<Record> {
@@ -21,7 +21,14 @@ fn records(results: Vec<Result<Vec<Record>, Error>>) -> Vec<Record> {
 /// A csmith program whose stock run faults is one LLVM found undefined
 /// behaviour in (it folded `main` into a trap or an argv[1] read); those are
 /// counted and skipped.
-fn check(set: &str, programs: usize, records: &[Record], started: Instant, inputs_are_ours: bool) {
+fn check(
+    set: &str,
+    programs: usize,
+    modes: usize,
+    records: &[Record],
+    started: Instant,
+    inputs_are_ours: bool,
+) {
     for r in records.iter().filter(|r| !matches!(r.verdict, Verdict::Same | Verdict::SamePtx)) {
         println!("{r}");
     }
@@ -37,7 +44,7 @@ fn check(set: &str, programs: usize, records: &[Record], started: Instant, input
         "{set}: {programs} programs ({compared} functions compared in every mode), {} modes, {total} comparisons: {} ran and matched, {} identical PTX, \
          {unsupported} unsupported ({:.1}%), {} timeouts, {} stock faults, {} DIFFERENCES; \
          the plugin left the function unchanged in {untouched}; {:.0} s",
-        MODES.len(),
+        modes,
         count("same"),
         count("same-ptx"),
         100.0 * unsupported as f64 / total.max(1) as f64,
@@ -60,10 +67,13 @@ fn corpus_kernels_in_every_mode() {
     let started = Instant::now();
     let tc = Toolchain::from_env().expect("toolchain (source scripts/env.sh)");
     let files = harness::corpus_files(&tc).unwrap();
-    let recs = records(harness::run_parallel(&files, |cu, dir| harness::corpus_file(&tc, cu, dir, MODES)));
-    let functions = recs.len() / MODES.len();
+    let recs = records(harness::run_parallel(&files, |cu, dir| {
+        harness::corpus_file(&tc, cu, dir, MODES, CUDA_MODES)
+    }));
+    let modes = MODES.len() + CUDA_MODES.len();
+    let functions = recs.len() / modes;
     assert!(functions >= 60, "only {functions} kernels ran");
-    check("corpus", files.len(), &recs, started, true);
+    check("corpus", files.len(), modes, &recs, started, true);
 }
 
 #[test]
@@ -76,7 +86,7 @@ fn csmith_programs_in_every_mode() {
     let seeds: Vec<u64> = (1..=n).collect();
     let recs =
         records(harness::run_parallel(&seeds, |&seed, dir| harness::csmith_program(&tc, seed, dir, MODES)));
-    check("csmith", seeds.len(), &recs, started, false);
+    check("csmith", seeds.len(), MODES.len(), &recs, started, false);
 }
 
 /// The plugin's test-only fault merges two interfering registers; with its
@@ -91,8 +101,9 @@ fn injected_fault_is_caught() {
             .iter()
             .map(|f| tc.root.join("tests/kernels").join(f))
             .collect();
-    let recs =
-        records(harness::run_parallel(&files, |cu, dir| harness::corpus_file(&tc, cu, dir, &[FAULT_MODE])));
+    let recs = records(harness::run_parallel(&files, |cu, dir| {
+        harness::corpus_file(&tc, cu, dir, &[FAULT_MODE], &[])
+    }));
     let caught: Vec<&Record> = recs.iter().filter(|r| matches!(r.verdict, Verdict::Differ(_))).collect();
     for r in &caught {
         println!("caught: {r}");

@@ -16,7 +16,7 @@ fn stock_module(file: &str) -> Module {
     let dir = std::env::temp_dir().join(format!("ptxsim-ref-{}-{call}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (ll, ptx) = (dir.join("k.ll"), dir.join("k.ptx"));
-    tc.cuda_to_ll(&tc.root.join("tests/kernels").join(file), &ll).unwrap();
+    tc.cuda_to_ll(&tc.root.join("tests/kernels").join(file), &ll, None).unwrap();
     tc.llc(&ll, &ptx, &[], None).unwrap();
     let module = parse(&std::fs::read_to_string(&ptx).unwrap()).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
