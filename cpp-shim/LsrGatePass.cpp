@@ -50,8 +50,8 @@ public:
       return false;
     NvraOptions Options = sharedOptions();
     StringRef Name = F.getName();
-    if (nvra_runs_loop_transform(&Options, Name.data(), Name.size(),
-                                 NVRA_LOOP_STRENGTH_REDUCTION))
+    if (!nvra_makes_ir_choice(&Options, Name.data(), Name.size(),
+                              NVRA_CHOICE_LSR_OFF))
       return false;
     bool AddNoInline = !F.hasFnAttribute(Attribute::NoInline);
     F.addFnAttr(Attribute::OptimizeNone);

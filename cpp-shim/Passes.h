@@ -20,6 +20,7 @@ inline constexpr const char LocalFramePassArg[] = "nvregalloc-local-frame";
 inline constexpr const char LsrGatePassArg[] = "nvregalloc-lsr-gate";
 inline constexpr const char LsrGateEndPassArg[] = "nvregalloc-lsr-gate-end";
 inline constexpr const char PressurePassArg[] = "nvregalloc-pressure";
+inline constexpr const char SchedGatePassArg[] = "nvregalloc-sched-gate";
 inline constexpr const char StockCoalescerGatePassArg[] =
     "nvregalloc-stock-coalescer-gate";
 inline constexpr const char UnrollGatePassArg[] = "nvregalloc-unroll-gate";
@@ -34,6 +35,7 @@ extern const void *const LocalFramePassID;
 extern const void *const LsrGatePassID;
 extern const void *const LsrGateEndPassID;
 extern const void *const PressurePassID;
+extern const void *const SchedGatePassID;
 extern const void *const StockCoalescerGatePassID;
 
 // Read when the pipeline is built: replace-stock puts the stock coalescer's
@@ -42,8 +44,8 @@ extern const void *const StockCoalescerGatePassID;
 extern llvm::cl::opt<NvraCoalesceMode> CoalesceMode;
 extern llvm::cl::opt<bool> CssaCoalesce;
 extern llvm::cl::opt<NvraPressureMode> PressureMode;
-// A per-function choices file may turn the pressure pass on for some, and
-// loop strength reduction or unrolling off.
+// A per-function choices file may turn the pressure pass on for some, loop
+// strength reduction or unrolling off, and the pressure scheduler on.
 extern llvm::cl::opt<std::string> FunctionOptions;
 
 // Puts the middle-end passes (nvregalloc-unroll-gate and its end) at their

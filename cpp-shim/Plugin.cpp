@@ -17,7 +17,8 @@
 // - with a function-options file, nvregalloc-lsr-gate right before LLVM's
 //   loop strength reduction (after its freeze canonicalization, found by
 //   name: neither pass ID is public) and nvregalloc-lsr-gate-end right after
-//   it, so that functions marked lsr=off skip it;
+//   it, so that functions marked lsr=off skip it, then nvregalloc-sched-gate,
+//   which picks instruction selection's scheduler per function;
 // - nvregalloc-local-frame after that PrologEpilog pass and NVPTX's peephole
 //   (whose IDs are not public), right after RemoveRedundantDebugValues, the
 //   first public pass that follows them.
@@ -51,10 +52,11 @@ static void registerPassBuilderCallbacks(void *Builder) {
 static const bool HandedOver =
     (nvra_set_pass_builder_callback(registerPassBuilderCallbacks), true);
 
-/// Brackets LLVM's loop strength reduction with the lsr=off gate. The two
-/// passes register themselves only once they are first made, so they are
-/// registered here to be found by name.
-static void insertLsrGate(TargetPassConfig &Config) {
+/// Brackets LLVM's loop strength reduction with the lsr=off gate and puts
+/// the sched=pressure gate after it, in the function pass manager that runs
+/// instruction selection. LSR and the pass before it register themselves only
+/// once they are first made, so they are registered here to be found by name.
+static void insertIrGates(TargetPassConfig &Config) {
   PassRegistry &Registry = *PassRegistry::getPassRegistry();
   initializeCanonicalizeFreezeInLoopsPass(Registry);
   initializeLoopStrengthReducePass(Registry);
@@ -65,6 +67,7 @@ static void insertLsrGate(TargetPassConfig &Config) {
     return;
   Config.insertPass(Freeze->getTypeInfo(), nvregalloc::LsrGatePassID);
   Config.insertPass(Lsr->getTypeInfo(), nvregalloc::LsrGateEndPassID);
+  Config.insertPass(nvregalloc::LsrGateEndPassID, nvregalloc::SchedGatePassID);
 }
 
 static RegisterTargetPassConfigCallback InsertNvregallocPasses(
@@ -84,7 +87,7 @@ static RegisterTargetPassConfigCallback InsertNvregallocPasses(
           !nvregalloc::FunctionOptions.empty())
         Config->insertPass(&StackSlotColoringID, nvregalloc::PressurePassID);
       if (!nvregalloc::FunctionOptions.empty())
-        insertLsrGate(*Config);
+        insertIrGates(*Config);
       Config->insertPass(&StackSlotColoringID, nvregalloc::CoalescePassID);
       Config->insertPass(&StackSlotColoringID, nvregalloc::ColorPassID);
       Config->insertPass(&RemoveRedundantDebugValuesID,

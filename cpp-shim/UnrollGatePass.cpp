@@ -53,8 +53,8 @@ public:
       return PreservedAnalyses::all();
     NvraOptions Options = sharedOptions();
     StringRef Name = F.getName();
-    if (nvra_runs_loop_transform(&Options, Name.data(), Name.size(),
-                                 NVRA_LOOP_UNROLLING))
+    if (!nvra_makes_ir_choice(&Options, Name.data(), Name.size(),
+                              NVRA_CHOICE_UNROLL_OFF))
       return PreservedAnalyses::all();
     LLVMContext &Context = F.getContext();
     MDNode *Marks[] = {MDNode::get(Context, MDString::get(Context, UnrollDisable)),

@@ -172,38 +172,39 @@ pub unsafe extern "C" fn nvra_result_free(result: *mut NvraResult) {
     }
 }
 
-/// Whether the LLVM loop transformation `transform` (an `NvraLoopTransform`)
-/// should run on the IR function `name` (`name_len` bytes): 0 where the
-/// function-options file turns it off (`lsr=off`, `unroll=off`), else 1.
-/// Anything that goes wrong (an unreadable file, a mismatched ABI, an unknown
-/// transform, a panic) answers 1, LLVM's own choice; the machine passes
-/// report such a file for the same function.
+/// Whether the function-options file makes the IR-level choice `choice` (an
+/// `NvraIrChoice`: `lsr=off`, `unroll=off`, `sched=pressure`) for the IR
+/// function `name` (`name_len` bytes): 1 if it does, else 0. Anything that
+/// goes wrong (an unreadable file, a mismatched ABI, an unknown choice, a
+/// panic) answers 0, LLVM's own behaviour; the machine passes report such a
+/// file for the same function.
 ///
 /// # Safety
 /// `options` must point to an `NvraOptions` laid out as in nvregalloc.h and
 /// `name` to `name_len` readable bytes.
 #[no_mangle]
-pub unsafe extern "C" fn nvra_runs_loop_transform(
+pub unsafe extern "C" fn nvra_makes_ir_choice(
     options: *const NvraOptions,
     name: *const c_char,
     name_len: usize,
-    transform: u32,
+    choice: u32,
 ) -> u32 {
     init_logging();
-    let runs = panic::catch_unwind(AssertUnwindSafe(|| {
+    let makes = panic::catch_unwind(AssertUnwindSafe(|| {
         let raw = &*options;
         if raw.abi_version != NVRA_ABI_VERSION || raw.sizeof_options as usize != size_of::<NvraOptions>() {
-            return true;
+            return false;
         }
         let name = String::from_utf8_lossy(array(name.cast::<u8>(), name_len as u32));
-        let Ok(options) = options_from_abi(raw).for_function(&name) else { return true };
-        match transform {
-            NVRA_LOOP_STRENGTH_REDUCTION => options.loop_strength_reduction,
-            NVRA_LOOP_UNROLLING => options.loop_unrolling,
-            _ => true,
+        let Ok(options) = options_from_abi(raw).for_function(&name) else { return false };
+        match choice {
+            NVRA_CHOICE_LSR_OFF => !options.loop_strength_reduction,
+            NVRA_CHOICE_UNROLL_OFF => !options.loop_unrolling,
+            NVRA_CHOICE_SCHED_PRESSURE => options.pressure_scheduling,
+            _ => false,
         }
     }));
-    u32::from(runs.unwrap_or(true))
+    u32::from(makes.unwrap_or(false))
 }
 
 unsafe fn run(fn_: *const NvraFunction, options: *const NvraOptions, pass: u32) -> Box<OwnedResult> {
@@ -419,6 +420,7 @@ unsafe fn options_from_abi(raw: &NvraOptions) -> Options {
         register_cap: None,
         loop_strength_reduction: true,
         loop_unrolling: true,
+        pressure_scheduling: false,
     }
 }
 

@@ -128,8 +128,15 @@ pub struct Options {
     /// can cost an occupancy step; a rolled loop gives up their
     /// instruction-level parallelism, so `scripts/tune` takes it only where
     /// it gains warps nothing else does. Acts in the middle end (clang
-    /// `-fpass-plugin`, `opt`), not in llc.
+    /// `-fpass-plugin`), not in llc.
     pub loop_unrolling: bool,
+    /// Whether instruction selection schedules the function's blocks for
+    /// register pressure (`sched=pressure` in a function-options file:
+    /// LLVM's bottom-up register-reduction list scheduler, what
+    /// `-nvptx-sched4reg` picks for a whole run) rather than in source
+    /// order, NVPTX's default. ptxas schedules again, so only ptxas can
+    /// tell where it pays (`scripts/tune` asks it).
+    pub pressure_scheduling: bool,
 }
 
 impl Default for Options {
@@ -162,6 +169,7 @@ impl Default for Options {
             register_cap: None,
             loop_strength_reduction: true,
             loop_unrolling: true,
+            pressure_scheduling: false,
         }
     }
 }
@@ -188,8 +196,9 @@ impl Options {
 /// `pressure` (`relieve` | `off`), `undefined` (`apart` | `shared`: see
 /// `Options::undefined_apart`), `cap` (registers, 1 to 255: see
 /// `Options::register_cap`), `lsr` (`on` | `off`: see
-/// `Options::loop_strength_reduction`) and `unroll` (`on` | `off`: see
-/// `Options::loop_unrolling`). A function the file does not name takes
+/// `Options::loop_strength_reduction`), `unroll` (`on` | `off`: see
+/// `Options::loop_unrolling`) and `sched` (`source` | `pressure`: see
+/// `Options::pressure_scheduling`). A function the file does not name takes
 /// the line named `*`, if any, else keeps the command line's options.
 /// `scripts/tune` writes such files from what ptxas makes of each choice.
 pub mod per_function {
@@ -259,9 +268,10 @@ pub mod per_function {
             "pressure" => &["relieve", "off"],
             "undefined" => &["apart", "shared"],
             "lsr" | "unroll" => &["on", "off"],
+            "sched" => &["source", "pressure"],
             _ => {
                 return Err(format!(
-                    "unknown option '{key}' (known: coalesce, color, pressure, undefined, cap, lsr, unroll)"
+                    "unknown option '{key}' (known: coalesce, color, pressure, undefined, cap, lsr, unroll, sched)"
                 ))
             }
         };
@@ -292,6 +302,7 @@ pub mod per_function {
                     ("cap", registers) => options.register_cap = registers.parse().ok(),
                     ("lsr", value) => options.loop_strength_reduction = value == "on",
                     ("unroll", value) => options.loop_unrolling = value == "on",
+                    ("sched", value) => options.pressure_scheduling = value == "pressure",
                     (_, value) => options.undefined_apart = value == "apart",
                 }
             }
@@ -328,20 +339,23 @@ pub mod per_function {
             assert_eq!(parse("k cap=32").unwrap()["k"], vec![("cap".into(), "32".into())]);
             assert!(parse("k lsr=no").unwrap_err().contains("lsr=no: expected one of on, off"));
             assert!(parse("k unroll=4").unwrap_err().contains("unroll=4: expected one of on, off"));
+            assert!(parse("k sched=burr")
+                .unwrap_err()
+                .contains("sched=burr: expected one of source, pressure"));
         }
 
         #[test]
-        fn a_file_turns_loop_transforms_off_for_the_functions_it_names() {
+        fn a_file_makes_llvm_choices_for_the_functions_it_names() {
             let path = std::env::temp_dir().join(format!("nvra-lsr-{}.nvra", std::process::id()));
-            std::fs::write(&path, "k lsr=off cap=40\nu unroll=off\n* lsr=on\n").unwrap();
+            std::fs::write(&path, "k lsr=off cap=40\nu unroll=off sched=pressure\n* lsr=on\n").unwrap();
             let options = Options { function_options: Some(path.clone()), ..Options::default() };
             let k = options.for_function("k").unwrap();
             assert!(!k.loop_strength_reduction && k.loop_unrolling);
             assert_eq!(k.register_cap, Some(40));
             let u = options.for_function("u").unwrap();
-            assert!(u.loop_strength_reduction && !u.loop_unrolling);
+            assert!(u.loop_strength_reduction && !u.loop_unrolling && u.pressure_scheduling);
             let other = options.for_function("other").unwrap();
-            assert!(other.loop_strength_reduction && other.loop_unrolling);
+            assert!(other.loop_strength_reduction && other.loop_unrolling && !other.pressure_scheduling);
             assert!(Options::default().for_function("k").unwrap().loop_strength_reduction);
             std::fs::remove_file(path).unwrap();
         }

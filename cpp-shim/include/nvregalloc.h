@@ -297,17 +297,18 @@ NvraResult *nvra_run_pass(const NvraFunction *fn, const NvraOptions *options,
 
 void nvra_result_free(NvraResult *result);
 
-/* LLVM loop transformations a function-options file can turn off per
- * function. */
-typedef enum NvraLoopTransform {
-  NVRA_LOOP_STRENGTH_REDUCTION = 0, /* lsr=off */
-  NVRA_LOOP_UNROLLING = 1,          /* unroll=off */
-} NvraLoopTransform;
+/* Choices a function-options file can make per function in LLVM's own
+ * pipeline, away from what LLVM does by default. */
+typedef enum NvraIrChoice {
+  NVRA_CHOICE_LSR_OFF = 0,        /* lsr=off: no loop strength reduction */
+  NVRA_CHOICE_UNROLL_OFF = 1,     /* unroll=off: loops left rolled */
+  NVRA_CHOICE_SCHED_PRESSURE = 2, /* sched=pressure: list-burr in ISel */
+} NvraIrChoice;
 
-/* 0 if the function-options file turns `transform` off for the IR function
- * name (name_len bytes), else 1 (also on any error: LLVM's own choice). */
-uint32_t nvra_runs_loop_transform(const NvraOptions *options, const char *name,
-                                  size_t name_len, uint32_t transform);
+/* 1 if the function-options file makes `choice` for the IR function name
+ * (name_len bytes), else 0 (also on any error: LLVM's own behaviour). */
+uint32_t nvra_makes_ir_choice(const NvraOptions *options, const char *name,
+                              size_t name_len, uint32_t choice);
 
 /* The shim hands its PassBuilder callback (a function taking a
  * llvm::PassBuilder *) to the plugin's entry point, which the Rust side

@@ -1,0 +1,93 @@
+//===- SchedGatePass.cpp - nvregalloc-sched-gate -------------------------===//
+//
+// A function-options file may say `sched=pressure` for a function:
+// instruction selection is then to schedule its blocks with LLVM's
+// bottom-up register-reduction list scheduler (list-burr) rather than in
+// source order, NVPTX's default (see the Rust core's
+// Options::pressure_scheduling for why). The scheduler is LLVM's
+// -pre-RA-sched option, which instruction selection reads afresh for every
+// function, so this IR pass, in the same function pass manager as
+// instruction selection and ahead of it, sets that option for each function
+// as its line says; the option gets its own value back when the module is
+// done. Without a function-options file the pass is not in the pipeline.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Passes.h"
+#include "RustBridge.h"
+
+#include "llvm/CodeGen/MachinePassRegistry.h"
+#include "llvm/CodeGen/SchedulerRegistry.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/Function.h"
+#include "llvm/Pass.h"
+
+#include <optional>
+
+using namespace llvm;
+
+namespace nvregalloc {
+
+namespace {
+// SelectionDAGISel.cpp declares -pre-RA-sched as exactly this.
+using SchedulerOption =
+    cl::opt<RegisterScheduler::FunctionPassCtor, false,
+            RegisterPassParser<RegisterScheduler>>;
+
+SchedulerOption *schedulerOption() {
+  auto &Options = cl::getRegisteredOptions();
+  auto It = Options.find("pre-RA-sched");
+  return It == Options.end() ? nullptr
+                             : static_cast<SchedulerOption *>(It->second);
+}
+
+class SchedGatePass : public FunctionPass {
+public:
+  static char ID;
+  SchedGatePass() : FunctionPass(ID) {}
+  StringRef getPassName() const override {
+    return "nvregalloc: schedule the functions marked sched=pressure for "
+           "register pressure in instruction selection";
+  }
+  void getAnalysisUsage(AnalysisUsage &AU) const override {
+    AU.setPreservesAll();
+  }
+  bool runOnFunction(Function &F) override {
+    SchedulerOption *Scheduler = schedulerOption();
+    if (!Scheduler)
+      return false;
+    if (!Saved)
+      Saved = Scheduler->getValue();
+    NvraOptions Options = sharedOptions();
+    StringRef Name = F.getName();
+    bool ForPressure = nvra_makes_ir_choice(&Options, Name.data(), Name.size(),
+                                            NVRA_CHOICE_SCHED_PRESSURE);
+    Scheduler->setValue(ForPressure ? &createBURRListDAGScheduler : *Saved);
+    if (ForPressure)
+      F.getContext().diagnose(
+          OptimizationRemark(SchedGatePassArg, "SchedPressure", &F)
+          << "function " << Name
+          << ": instruction selection schedules for register pressure "
+             "(sched=pressure)");
+    return false;
+  }
+  bool doFinalization(Module &) override {
+    if (SchedulerOption *Scheduler = schedulerOption(); Scheduler && Saved)
+      Scheduler->setValue(*Saved);
+    Saved.reset();
+    return false;
+  }
+
+private:
+  std::optional<RegisterScheduler::FunctionPassCtor> Saved;
+};
+} // namespace
+
+char SchedGatePass::ID = 0;
+const void *const SchedGatePassID = &SchedGatePass::ID;
+static RegisterPass<SchedGatePass>
+    Registration(SchedGatePassArg,
+                 "nvregalloc: schedule the functions marked sched=pressure "
+                 "for register pressure in instruction selection");
+
+} // namespace nvregalloc
