@@ -66,6 +66,9 @@ MODES = {
     # LLVM's loop strength reduction off for every function through the
     # plugin's gate (scripts/tune's `lsr=off`).
     "no lsr": [f"-nvregalloc-function-options={ROOT}/tests/lit/Inputs/lsr-off-everywhere.nvra"],
+    # Instruction selection's register-pressure scheduler for every function
+    # through the plugin's gate (scripts/tune's `sched=pressure`).
+    "sched pressure": [f"-nvregalloc-function-options={ROOT}/tests/lit/Inputs/sched-pressure-everywhere.nvra"],
     "budget 8": ["-nvregalloc-max-regs=8"],
     "budget 15": ["-nvregalloc-max-regs=15"],
     "budget 32": ["-nvregalloc-max-regs=32"],

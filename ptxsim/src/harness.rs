@@ -52,6 +52,16 @@ pub const MODES: &[(&str, &[&str])] = &[
             "/../tests/lit/Inputs/lsr-off-everywhere.nvra"
         )],
     ),
+    // Instruction selection's register-pressure scheduler for every function
+    // through the plugin's gate (scripts/tune's `sched=pressure`).
+    (
+        "sched pressure",
+        &[concat!(
+            "-nvregalloc-function-options=",
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/lit/Inputs/sched-pressure-everywhere.nvra"
+        )],
+    ),
     ("budget 8", &["-nvregalloc-max-regs=8"]),
     ("budget 15", &["-nvregalloc-max-regs=15"]),
     ("budget 32", &["-nvregalloc-max-regs=32"]),
