@@ -61,7 +61,8 @@ cl::opt<std::string> FunctionOptions(
     "nvregalloc-function-options", cl::value_desc("file"),
     cl::desc("Per-function choices, one line each: NAME coalesce=after-stock|off "
              "color=rename|off pressure=relieve|off undefined=apart|shared "
-             "cap=N lsr=on|off (scripts/tune writes them)"));
+             "cap=N lsr=on|off unroll=on|off sched=source|pressure "
+             "(scripts/tune writes them)"));
 
 static cl::opt<std::string> DotDir(
     "nvregalloc-dot", cl::value_desc("dir"),
