@@ -72,6 +72,8 @@ public:
 class UnrollGateEndPass : public PassInfoMixin<UnrollGateEndPass> {
 public:
   PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
+    if (FunctionOptions.empty())
+      return PreservedAnalyses::all();
     DenseMap<MDNode *, MDNode *> Restored;
     for (Function &F : M)
       for (BasicBlock &BB : F) {
