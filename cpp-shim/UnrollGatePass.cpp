@@ -1,4 +1,4 @@
-//===- UnrollGatePass.cpp - nvregalloc-unroll-gate, nvregalloc-unroll-gate-end //
+//===- UnrollGatePass.cpp - nvregalloc-unroll-gate and its end ----------===//
 //
 // A function-options file may say `unroll=off` for a function: LLVM's loop
 // unrollers are then to leave its loops rolled unless the source asks for
@@ -8,10 +8,11 @@
 // llvm.loop.unroll.disable. So nvregalloc-unroll-gate, a loop pass at the
 // end of the middle end's loop simplification (right before the full
 // unroller), gives each loop of the named functions that carries no unroll
-// metadata of its own that mark, beside one of ours; nvregalloc-unroll-gate-end,
-// the last pass of the optimization pipeline, takes both back. Without that,
-// NVPTX would print the mark as `.pragma "nounroll"` and ptxas would keep the
-// loops rolled too, which -fno-unroll-loops does not ask for.
+// metadata of its own that mark, beside one of ours;
+// nvregalloc-unroll-gate-end, the last pass of the optimization pipeline,
+// takes both back. Without that, NVPTX would print the mark as
+// `.pragma "nounroll"` and ptxas would keep the loops rolled too, which
+// -fno-unroll-loops does not ask for.
 //
 // Both are new-pass-manager passes: they run where the middle end runs
 // (clang -fpass-plugin), not in llc, whose input was optimized already.
@@ -48,7 +49,8 @@ public:
     Function &F = *L.getHeader()->getParent();
     // A loop the source (or an earlier visit) has an unroll choice for
     // keeps it.
-    if (FunctionOptions.empty() || !F.getParent()->getTargetTriple().isNVPTX() ||
+    if (FunctionOptions.empty() ||
+        !F.getParent()->getTargetTriple().isNVPTX() ||
         hasUnrollTransformation(&L) != TM_Unspecified)
       return PreservedAnalyses::all();
     NvraOptions Options = sharedOptions();
@@ -57,9 +59,11 @@ public:
                               NVRA_CHOICE_UNROLL_OFF))
       return PreservedAnalyses::all();
     LLVMContext &Context = F.getContext();
-    MDNode *Marks[] = {MDNode::get(Context, MDString::get(Context, UnrollDisable)),
-                       MDNode::get(Context, MDString::get(Context, GateMark))};
-    L.setLoopID(makePostTransformationMetadata(Context, L.getLoopID(), {}, Marks));
+    MDNode *Marks[] = {
+        MDNode::get(Context, MDString::get(Context, UnrollDisable)),
+        MDNode::get(Context, MDString::get(Context, GateMark))};
+    L.setLoopID(
+        makePostTransformationMetadata(Context, L.getLoopID(), {}, Marks));
     Context.diagnose(OptimizationRemark(UnrollGatePassArg, "UnrollOff",
                                         L.getStartLoc(), L.getHeader())
                      << "function " << Name
@@ -78,7 +82,8 @@ public:
     for (Function &F : M)
       for (BasicBlock &BB : F) {
         Instruction *Latch = BB.getTerminator();
-        MDNode *LoopID = Latch ? Latch->getMetadata(LLVMContext::MD_loop) : nullptr;
+        MDNode *LoopID =
+            Latch ? Latch->getMetadata(LLVMContext::MD_loop) : nullptr;
         if (!LoopID || !findOptionMDForLoopID(LoopID, GateMark))
           continue;
         auto [It, New] = Restored.try_emplace(LoopID, nullptr);
