@@ -11,6 +11,14 @@
 // as its line says; the option gets its own value back when the module is
 // done. Without a function-options file the pass is not in the pipeline.
 //
+// A function that loads an i1 keeps source order whatever its line says:
+// LLVM 22's NVPTX lowering of an i1 load (LowerLOADi1) hands on the load's
+// incoming chain instead of its own, so a later store to the same address
+// no longer depends on the load. Source order happens to keep the load
+// first; list-burr does not (`load i1 @g; store i1 true, @g` comes out as
+// the store, then the load), which ptxsim's differential tests found on a
+// csmith program. tests/lit/sched-pressure.ll keeps that case.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Passes.h"
@@ -18,8 +26,11 @@
 
 #include "llvm/CodeGen/MachinePassRegistry.h"
 #include "llvm/CodeGen/SchedulerRegistry.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/Pass.h"
 
 #include <optional>
@@ -33,6 +44,15 @@ namespace {
 using SchedulerOption =
     cl::opt<RegisterScheduler::FunctionPassCtor, false,
             RegisterPassParser<RegisterScheduler>>;
+
+/// Whether \p F loads an i1 (or a vector of them), which only source order
+/// schedules safely (see above).
+bool loadsI1(Function &F) {
+  return any_of(instructions(F), [](Instruction &I) {
+    auto *Load = dyn_cast<LoadInst>(&I);
+    return Load && Load->getType()->getScalarType()->isIntegerTy(1);
+  });
+}
 
 SchedulerOption *schedulerOption() {
   auto &Options = cl::getRegisteredOptions();
@@ -62,6 +82,15 @@ public:
     StringRef Name = F.getName();
     bool ForPressure = nvra_makes_ir_choice(&Options, Name.data(), Name.size(),
                                             NVRA_CHOICE_SCHED_PRESSURE);
+    if (ForPressure && loadsI1(F)) {
+      ForPressure = false;
+      F.getContext().diagnose(
+          OptimizationRemarkMissed(SchedGatePassArg, "SchedSourceKept", &F)
+          << "function " << Name
+          << ": sched=pressure refused, source order kept: the function "
+             "loads an i1, whose NVPTX lowering only source order schedules "
+             "safely");
+    }
     Scheduler->setValue(ForPressure ? &createBURRListDAGScheduler : *Saved);
     if (ForPressure)
       F.getContext().diagnose(

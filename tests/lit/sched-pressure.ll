@@ -9,9 +9,10 @@
 ; it in the same function pass manager, sets it per function, and the
 ; function after a sched=pressure one is scheduled in source order again.
 ;
-; RUN: printf 'k_pressure sched=pressure\nk_after sched=source\n' > %t.nvra
+; RUN: printf 'k_pressure sched=pressure\nk_after sched=source\nk_i1 sched=pressure\n' > %t.nvra
 ; RUN: %llc_plugin -verify-machineinstrs -nvregalloc-function-options=%t.nvra %s -o %t.ptx \
-; RUN:   -pass-remarks=nvregalloc-sched-gate 2>&1 | FileCheck %s --check-prefix=REMARK
+; RUN:   -pass-remarks=nvregalloc-sched-gate -pass-remarks-missed=nvregalloc-sched-gate 2>&1 \
+; RUN:   | FileCheck %s --check-prefix=REMARK
 ; RUN: FileCheck %s < %t.ptx
 ; RUN: %if cuda %{ %ptxas -arch=sm_90 -c %t.ptx -o %t.o %}
 ;
@@ -29,6 +30,7 @@
 ; REMARK-NOT:  function k_before
 ; REMARK:      remark: <unknown>:0:0: function k_pressure: instruction selection schedules for register pressure (sched=pressure)
 ; REMARK-NOT:  function k_after
+; REMARK:      remark: <unknown>:0:0: function k_i1: sched=pressure refused, source order kept: the function loads an i1, whose NVPTX lowering only source order schedules safely
 
 ; CHECK-LABEL: .entry k_before(
 ; CHECK:       ld.global.b32
@@ -47,6 +49,13 @@
 ; CHECK-NEXT:  ld.global.b32
 ; CHECK-NEXT:  ld.global.b32
 
+; A function that loads an i1 keeps source order: LLVM 22's NVPTX lowering
+; of an i1 load drops the load from the chain, and list-burr would store 1
+; to @flag before loading its old value (a csmith program's miscompile).
+; CHECK-LABEL: .entry k_i1(
+; CHECK:       ld.global.b8 {{%rs[0-9]+}}, [flag];
+; CHECK:       st.global.b8 [flag], 1;
+
 ; PIPELINE:      nvregalloc: take back the lsr=off marks
 ; PIPELINE-NEXT: nvregalloc: schedule the functions marked sched=pressure for register pressure in instruction selection
 ; PIPELINE-NOT:  FunctionPass Manager
@@ -54,6 +63,8 @@
 ; NO-GATE-NOT:   sched=pressure
 
 target triple = "nvptx64-nvidia-cuda"
+
+@flag = global i1 false, align 8
 
 define ptx_kernel void @k_before(ptr %p, ptr %q) {
 entry:
@@ -112,5 +123,16 @@ entry:
   %s1 = fadd float %s0, %m2
   %s2 = fadd float %s1, %m3
   store float %s2, ptr %q
+  ret void
+}
+
+define ptx_kernel void @k_i1(ptr %q) {
+  %old = load i1, ptr @flag, align 8
+  store i1 true, ptr @flag, align 8
+  br i1 %old, label %set, label %done
+set:
+  store i32 1, ptr %q
+  br label %done
+done:
   ret void
 }
