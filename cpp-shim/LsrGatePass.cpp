@@ -48,10 +48,7 @@ public:
     Function &F = *L->getHeader()->getParent();
     if (F.hasOptNone())
       return false;
-    NvraOptions Options = sharedOptions();
-    StringRef Name = F.getName();
-    if (!nvra_makes_ir_choice(&Options, Name.data(), Name.size(),
-                              NVRA_CHOICE_LSR_OFF))
+    if (!makesIrChoice(F, NVRA_CHOICE_LSR_OFF))
       return false;
     bool AddNoInline = !F.hasFnAttribute(Attribute::NoInline);
     F.addFnAttr(Attribute::OptimizeNone);
@@ -61,7 +58,7 @@ public:
     F.getContext().diagnose(
         OptimizationRemark(LsrGatePassArg, "LsrOff", L->getStartLoc(),
                            L->getHeader())
-        << "function " << Name
+        << "function " << F.getName()
         << ": loop strength reduction off for this loop (lsr=off)");
     return true;
   }

@@ -23,7 +23,7 @@
 //   (whose IDs are not public), right after RemoveRedundantDebugValues, the
 //   first public pass that follows them.
 //
-// The middle end (clang -fpass-plugin, opt) gets nvregalloc-unroll-gate at
+// The middle end (clang -fpass-plugin) gets nvregalloc-unroll-gate at
 // the end of loop simplification and nvregalloc-unroll-gate-end last, through
 // the PassBuilder callback handed to the plugin entry point below.
 //

@@ -83,6 +83,12 @@ NvraOptions sharedOptions() {
   return O;
 }
 
+bool makesIrChoice(const Function &F, NvraIrChoice Choice) {
+  NvraOptions Options = sharedOptions();
+  StringRef Name = F.getName();
+  return nvra_makes_ir_choice(&Options, Name.data(), Name.size(), Choice);
+}
+
 namespace {
 /// The core's figures summed over the run, printed at exit under -stats in
 /// LLVM's layout. (Debian's libLLVM is a release build without statistics,

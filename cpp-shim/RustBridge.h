@@ -17,6 +17,7 @@
 
 namespace llvm {
 class AnalysisUsage;
+class Function;
 class MachineFunction;
 class MachineFunctionPass;
 } // namespace llvm
@@ -26,6 +27,10 @@ namespace nvregalloc {
 /// Options shared by every pass (K, the checker, test-only fault injection)
 /// filled in; each pass then sets its own.
 NvraOptions sharedOptions();
+
+/// Whether the function-options file makes \p Choice for \p F (the Rust
+/// core reads the file; false on any error: LLVM's own behaviour).
+bool makesIrChoice(const llvm::Function &F, NvraIrChoice Choice);
 
 /// The analyses runCorePass reads; call from getAnalysisUsage.
 void addCorePassAnalyses(llvm::AnalysisUsage &AU);

@@ -78,15 +78,12 @@ public:
       return false;
     if (!Saved)
       Saved = Scheduler->getValue();
-    NvraOptions Options = sharedOptions();
-    StringRef Name = F.getName();
-    bool ForPressure = nvra_makes_ir_choice(&Options, Name.data(), Name.size(),
-                                            NVRA_CHOICE_SCHED_PRESSURE);
+    bool ForPressure = makesIrChoice(F, NVRA_CHOICE_SCHED_PRESSURE);
     if (ForPressure && loadsI1(F)) {
       ForPressure = false;
       F.getContext().diagnose(
           OptimizationRemarkMissed(SchedGatePassArg, "SchedSourceKept", &F)
-          << "function " << Name
+          << "function " << F.getName()
           << ": sched=pressure refused, source order kept: the function "
              "loads an i1, whose NVPTX lowering only source order schedules "
              "safely");
@@ -95,7 +92,7 @@ public:
     if (ForPressure)
       F.getContext().diagnose(
           OptimizationRemark(SchedGatePassArg, "SchedPressure", &F)
-          << "function " << Name
+          << "function " << F.getName()
           << ": instruction selection schedules for register pressure "
              "(sched=pressure)");
     return false;

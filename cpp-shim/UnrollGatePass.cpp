@@ -53,10 +53,7 @@ public:
         !F.getParent()->getTargetTriple().isNVPTX() ||
         hasUnrollTransformation(&L) != TM_Unspecified)
       return PreservedAnalyses::all();
-    NvraOptions Options = sharedOptions();
-    StringRef Name = F.getName();
-    if (!nvra_makes_ir_choice(&Options, Name.data(), Name.size(),
-                              NVRA_CHOICE_UNROLL_OFF))
+    if (!makesIrChoice(F, NVRA_CHOICE_UNROLL_OFF))
       return PreservedAnalyses::all();
     LLVMContext &Context = F.getContext();
     MDNode *Marks[] = {
@@ -66,7 +63,7 @@ public:
         makePostTransformationMetadata(Context, L.getLoopID(), {}, Marks));
     Context.diagnose(OptimizationRemark(UnrollGatePassArg, "UnrollOff",
                                         L.getStartLoc(), L.getHeader())
-                     << "function " << Name
+                     << "function " << F.getName()
                      << ": loop left rolled (unroll=off)");
     // Loop metadata is no analysis's input.
     return PreservedAnalyses::all();
