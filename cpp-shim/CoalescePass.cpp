@@ -1,4 +1,4 @@
-//===- CoalescePass.cpp - nvregalloc-coalesce ---------------------------===//
+//===- CoalescePass.cpp - nvregalloc-coalescer ----------------------------===//
 //
 // Conservative (Briggs-style, CICC's 0.8 factor) copy coalescing over the
 // whole function, decided by the Rust core. It runs after StackSlotColoring,

@@ -1,9 +1,9 @@
-//===- ColorPass.cpp - nvregalloc-color ---------------------------------===//
+//===- ColorPass.cpp - nvregalloc-coloring --------------------------------===//
 //
 // Briggs optimistic coloring of each register class, decided by the Rust
 // core; every color becomes one PTX register. Renaming several live ranges
 // onto one virtual register is legal only once LiveIntervals is gone, so this
-// runs after StackSlotColoring, right after nvregalloc-coalesce. With a
+// runs after StackSlotColoring, right after nvregalloc-coalescer. With a
 // register budget it also spills into PTX local memory, through frame
 // indices that NVPTX's PrologEpilog pass (which runs next) lays out.
 //

@@ -12,14 +12,17 @@ class PassBuilder;
 
 namespace nvregalloc {
 
-// Names for -run-pass, -print-after, statistics and remarks.
-inline constexpr const char CoalescePassArg[] = "nvregalloc-coalesce";
-inline constexpr const char ColorPassArg[] = "nvregalloc-color";
+// Names for -run-pass, -print-after, statistics and remarks. None is the
+// name of an option (-nvregalloc-coalesce=...): opt turns every registered
+// legacy pass name into an option of its own, and two options of one name
+// abort it while it loads the plugin.
+inline constexpr const char CoalescePassArg[] = "nvregalloc-coalescer";
+inline constexpr const char ColorPassArg[] = "nvregalloc-coloring";
 inline constexpr const char CssaPassArg[] = "nvregalloc-cssa";
 inline constexpr const char LocalFramePassArg[] = "nvregalloc-local-frame";
 inline constexpr const char LsrGatePassArg[] = "nvregalloc-lsr-gate";
 inline constexpr const char LsrGateEndPassArg[] = "nvregalloc-lsr-gate-end";
-inline constexpr const char PressurePassArg[] = "nvregalloc-pressure";
+inline constexpr const char PressurePassArg[] = "nvregalloc-pressure-relief";
 inline constexpr const char SchedGatePassArg[] = "nvregalloc-sched-gate";
 inline constexpr const char StockCoalescerGatePassArg[] =
     "nvregalloc-stock-coalescer-gate";

@@ -1,10 +1,10 @@
-//===- PressurePass.cpp - nvregalloc-pressure ---------------------------===//
+//===- PressurePass.cpp - nvregalloc-pressure-relief ----------------------===//
 //
 // Recomputes cheap values (integer arithmetic, widening, mul.wide, special
 // registers, immediates) in the blocks that read them instead of keeping
 // them in registers, where the modelled register pressure crosses an
 // occupancy step; decided by the Rust core (src/pressure.rs). It runs right
-// after StackSlotColoring, before nvregalloc-coalesce: LiveIntervals is gone,
+// after StackSlotColoring, before nvregalloc-coalescer: LiveIntervals is gone,
 // so deleting and cloning instructions needs no interval updates.
 //
 //===----------------------------------------------------------------------===//

@@ -1,4 +1,4 @@
-//! nvregalloc-pressure: fewer registers where they cost warps, by recomputing
+//! nvregalloc-pressure-relief: fewer registers where they cost warps, by recomputing
 //! cheap values next to their uses instead of keeping them in a register
 //! (rematerialization driven by register pressure rather than by a spill).
 //!

@@ -3,10 +3,10 @@
 ; counted, colored and renamed, in straight and graph-free coloring. The asm's
 ; early-clobber "=&q" output may not take its input's register.
 ; RUN: %llc_plugin -nvregalloc-color=rename -mattr=+ptx83 -verify-machineinstrs %s -o %t.ptx -join-liveintervals=false \
-; RUN:   -pass-remarks=nvregalloc-color -pass-remarks-analysis=nvregalloc-color 2>&1 | FileCheck %s --check-prefix=REMARK
+; RUN:   -pass-remarks=nvregalloc-coloring -pass-remarks-analysis=nvregalloc-coloring 2>&1 | FileCheck %s --check-prefix=REMARK
 ; RUN: FileCheck %s < %t.ptx
 ; RUN: %llc_plugin -nvregalloc-color=rename -mattr=+ptx83 -verify-machineinstrs %s -o %t.free.ptx -join-liveintervals=false \
-; RUN:   -nvregalloc-graph-limit=0 -pass-remarks-analysis=nvregalloc-color 2>&1 | FileCheck %s --check-prefix=REMARK
+; RUN:   -nvregalloc-graph-limit=0 -pass-remarks-analysis=nvregalloc-coloring 2>&1 | FileCheck %s --check-prefix=REMARK
 ; RUN: FileCheck %s < %t.free.ptx
 ; RUN: %if cuda %{ %ptxas -arch=sm_90 %t.ptx -o /dev/null %}
 ; RUN: %if cuda %{ %ptxas -arch=sm_90 %t.free.ptx -o /dev/null %}

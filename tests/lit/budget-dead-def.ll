@@ -4,7 +4,7 @@
 ; the def, which reads a register the machine verifier counts as undefined
 ; ("defs don't dominate all uses"); budget mode spills a live value instead.
 ; RUN: %llc_plugin -verify-machineinstrs -nvregalloc-max-regs=4 \
-; RUN:   -pass-remarks-analysis=nvregalloc-color %s -o %t.ptx 2>%t.remarks
+; RUN:   -pass-remarks-analysis=nvregalloc-coloring %s -o %t.ptx 2>%t.remarks
 ; RUN: FileCheck %s < %t.ptx
 ; RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
 ; RUN: %if cuda %{ %ptxas -arch=sm_90 %t.ptx -o /dev/null %}

@@ -5,7 +5,7 @@
 ; Six predicates are live at once across a block boundary; in four
 ; registers three go to local memory, each in a 2-byte slot.
 ; RUN: %llc_plugin -verify-machineinstrs -nvregalloc-max-regs=4 \
-; RUN:   -pass-remarks-analysis=nvregalloc-color %s -o %t.ptx 2>%t.remarks
+; RUN:   -pass-remarks-analysis=nvregalloc-coloring %s -o %t.ptx 2>%t.remarks
 ; RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 ; RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
 ; RUN: %llc_plugin %s -o - | FileCheck %s --check-prefix=UNBOUNDED

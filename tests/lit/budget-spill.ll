@@ -5,7 +5,7 @@
 ; their use. The PTX declares at most four registers per class, the verifier
 ; and ptxas accept it, and without a budget nothing is spilled.
 ; RUN: %llc_plugin -verify-machineinstrs -nvregalloc-max-regs=4 \
-; RUN:   -pass-remarks-analysis=nvregalloc-color %s -o %t.ptx 2>%t.remarks
+; RUN:   -pass-remarks-analysis=nvregalloc-coloring %s -o %t.ptx 2>%t.remarks
 ; RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 ; RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
 ; RUN: %llc_plugin %s -o - | FileCheck %s --check-prefix=UNBOUNDED

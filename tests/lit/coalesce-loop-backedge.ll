@@ -2,7 +2,7 @@
 ; %i = COPY %i.next). With LLVM's coalescer replaced, ours must remove them:
 ; the loop ends up with no register move, as with stock LLVM.
 ; RUN: %llc_plugin -nvregalloc-cssa-coalesce=false -nvregalloc-coalesce=replace-stock -nvregalloc-color=off -verify-machineinstrs \
-; RUN:   -print-before=nvregalloc-coalesce %s -o %t.ptx 2>%t.mir
+; RUN:   -print-before=nvregalloc-coalescer %s -o %t.ptx 2>%t.mir
 ; RUN: FileCheck %s --check-prefix=BEFORE < %t.mir
 ; RUN: %ptx_moves %t.ptx | FileCheck %s --check-prefix=MOVES
 ; RUN: %llc_nvptx %s -o %t.stock.ptx

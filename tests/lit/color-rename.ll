@@ -1,4 +1,4 @@
-; nvregalloc-color renames every virtual register to one PTX register per
+; nvregalloc-coloring renames every virtual register to one PTX register per
 ; color. Eight values that are each dead right after their store need only
 ; MaxLive registers (the parameter, the pointer and one temporary) instead of
 ; one register each, and the pass reports MaxLive next to the colors it used.
@@ -7,7 +7,7 @@
 ; false dependences there), so the eight values of this one block keep eight.
 ; RUN: %llc_nvptx %s -o - | FileCheck %s --check-prefix=STOCK
 ; RUN: %llc_plugin -nvregalloc-color=rename -verify-machineinstrs -nvregalloc-reuse-within-block=false %s -o - | FileCheck %s --check-prefix=APART
-; RUN: %llc_plugin -nvregalloc-color=rename -verify-machineinstrs -pass-remarks-analysis=nvregalloc-color %s -o %t.ptx 2>%t.remarks
+; RUN: %llc_plugin -nvregalloc-color=rename -verify-machineinstrs -pass-remarks-analysis=nvregalloc-coloring %s -o %t.ptx 2>%t.remarks
 ; RUN: FileCheck %s --check-prefix=PLUGIN < %t.ptx
 ; RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
 ; Off (the default: ptxas re-allocates, and names shared in PTX move its

@@ -25,7 +25,7 @@
 
 ; Past the limit: the graph-free path, MaxLive colors on the reduction.
 ; RUN: %llc_plugin -nvregalloc-color=rename -verify-machineinstrs %s -o %t/free.ptx -nvregalloc-graph-limit=10000 -nvregalloc-cssa-coalesce \
-; RUN:   -nvregalloc-report=%t/free.json -pass-remarks-missed=nvregalloc -pass-remarks-analysis=nvregalloc-color 2>%t/free.txt
+; RUN:   -nvregalloc-report=%t/free.json -pass-remarks-missed=nvregalloc -pass-remarks-analysis=nvregalloc-coloring 2>%t/free.txt
 ; RUN: FileCheck %s --check-prefix=FREE < %t/free.json
 ; RUN: FileCheck %s --check-prefix=REMARK < %t/free.txt
 ; FREE:      "accumulation": {
@@ -57,8 +57,8 @@
 ; RUN: %llc_plugin -verify-machineinstrs %s -o %t/budget.ptx -nvregalloc-graph-limit=10000 \
 ; RUN:   -nvregalloc-max-regs=32 -nvregalloc-coalesce=off -nvregalloc-cssa-coalesce=false 2>&1 | FileCheck %s --check-prefix=BUDGET
 ; RUN: diff %t/stock.ptx %t/budget.ptx
-; BUDGET: warning: nvregalloc-color: function 'reduction' left unchanged: its interference graph would take 527877 entries, over -nvregalloc-graph-limit=10000
-; BUDGET: warning: nvregalloc-color: function 'accumulation' left unchanged: its interference graph would take {{[0-9]+}} entries, over -nvregalloc-graph-limit=10000
+; BUDGET: warning: nvregalloc-coloring: function 'reduction' left unchanged: its interference graph would take 527877 entries, over -nvregalloc-graph-limit=10000
+; BUDGET: warning: nvregalloc-coloring: function 'accumulation' left unchanged: its interference graph would take {{[0-9]+}} entries, over -nvregalloc-graph-limit=10000
 
 target triple = "nvptx64-nvidia-cuda"
 

@@ -16,7 +16,7 @@
 ;
 ; Renaming is off on the command line (the default) and on for one function.
 ; RUN: echo "other color=rename" > %t.rename
-; RUN: %llc_plugin -nvregalloc-function-options=%t.rename -pass-remarks-analysis=nvregalloc-color %s -o /dev/null 2>&1 \
+; RUN: %llc_plugin -nvregalloc-function-options=%t.rename -pass-remarks-analysis=nvregalloc-coloring %s -o /dev/null 2>&1 \
 ; RUN:   | FileCheck %s --check-prefix=RENAME
 ; RENAME-NOT: function invariant_product: vregs-before
 ; RENAME:     function other: vregs-before=7 vregs-after=7 max-live=7
@@ -31,7 +31,7 @@
 ; RUN: %llc_plugin -nvregalloc-function-options=%t.bad -nvregalloc-coalesce=off %s -o %t.bad.ptx 2>&1 \
 ; RUN:   | FileCheck %s --check-prefix=BAD
 ; RUN: diff %t.llc.ptx %t.bad.ptx
-; BAD: warning: nvregalloc-color: function 'invariant_product' left unchanged: -nvregalloc-function-options={{.*}}: line 1: unknown option 'colour' (known: coalesce, color, pressure, undefined, cap, lsr, unroll, sched)
+; BAD: warning: nvregalloc-coloring: function 'invariant_product' left unchanged: -nvregalloc-function-options={{.*}}: line 1: unknown option 'colour' (known: coalesce, color, pressure, undefined, cap, lsr, unroll, sched)
 
 target triple = "nvptx64-nvidia-cuda"
 

@@ -9,19 +9,19 @@
 ; RUN:   -pass-remarks=nvregalloc-cssa 2>&1 | FileCheck %s --check-prefix=REWROTE
 ; RUN: FileCheck %s < %t.cssa.ptx
 ; RUN: %llc_plugin -verify-machineinstrs %s -o %t.replace.ptx -nvregalloc-cssa-coalesce=false \
-; RUN:   -nvregalloc-coalesce=replace-stock -nvregalloc-color=off -pass-remarks=nvregalloc-coalesce 2>&1 \
+; RUN:   -nvregalloc-coalesce=replace-stock -nvregalloc-color=off -pass-remarks=nvregalloc-coalescer 2>&1 \
 ; RUN:   | FileCheck %s --check-prefix=REWROTE
 ; RUN: FileCheck %s < %t.replace.ptx
 ; RUN: %llc_plugin -nvregalloc-color=rename -verify-machineinstrs %s -o %t.color.ptx -join-liveintervals=false \
-; RUN:   -nvregalloc-cssa-coalesce=false -nvregalloc-coalesce=off -pass-remarks=nvregalloc-color 2>&1 \
+; RUN:   -nvregalloc-cssa-coalesce=false -nvregalloc-coalesce=off -pass-remarks=nvregalloc-coloring 2>&1 \
 ; RUN:   | FileCheck %s --check-prefix=REWROTE
 ; RUN: FileCheck %s < %t.color.ptx
 ; RUN: %llc_plugin -nvregalloc-color=rename -verify-machineinstrs %s -o %t.free.ptx -join-liveintervals=false -nvregalloc-graph-limit=0 \
-; RUN:   -nvregalloc-cssa-coalesce=false -nvregalloc-coalesce=off -pass-remarks=nvregalloc-color 2>&1 \
+; RUN:   -nvregalloc-cssa-coalesce=false -nvregalloc-coalesce=off -pass-remarks=nvregalloc-coloring 2>&1 \
 ; RUN:   | FileCheck %s --check-prefix=REWROTE
 ; RUN: FileCheck %s < %t.free.ptx
 ; RUN: %llc_plugin -verify-machineinstrs %s -o %t.budget.ptx -nvregalloc-max-regs=4 \
-; RUN:   -pass-remarks=nvregalloc-color 2>&1 | FileCheck %s --check-prefix=REWROTE
+; RUN:   -pass-remarks=nvregalloc-coloring 2>&1 | FileCheck %s --check-prefix=REWROTE
 ; RUN: FileCheck %s < %t.budget.ptx
 ; RUN: %if cuda %{ %ptxas -arch=sm_90 %t.cssa.ptx -o /dev/null %}
 ; RUN: %if cuda %{ %ptxas -arch=sm_90 %t.replace.ptx -o /dev/null %}

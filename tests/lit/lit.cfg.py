@@ -24,6 +24,7 @@ for var in ("HOME", "NVREGALLOC_LOG"):
 config.substitutions.append(("%plugin", plugin))
 config.substitutions.append(("%llvm_clang", f"{llvm_bin}/clang"))
 config.substitutions.append(("%llc_nvptx", f"{llvm_bin}/llc -march=nvptx64 -mcpu=sm_90"))
+config.substitutions.append(("%opt_plugin", f"{llvm_bin}/opt -load-pass-plugin={plugin}"))
 config.substitutions.append(("%llc_plugin", f"{llvm_bin}/llc -load-pass-plugin={plugin} -march=nvptx64 -mcpu=sm_90"))
 config.substitutions.append(("%ptx_moves", f"python3 {root}/scripts/ptx_stats.py --moves"))
 config.substitutions.append(("%ptx_stats", f"python3 {root}/scripts/ptx_stats.py"))

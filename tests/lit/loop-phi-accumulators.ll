@@ -2,8 +2,8 @@
 ; stock LLVM keeps one zero register and copies it into the other two
 ; accumulators on the loop's entry edge (the copies interfere: each
 ; accumulator is redefined in the loop while the zero is still needed).
-; nvregalloc-coalesce turns those copies into move-immediates, so no register
-; move is left, and nvregalloc-color needs fewer registers.
+; nvregalloc-coalescer turns those copies into move-immediates, so no register
+; move is left, and nvregalloc-coloring needs fewer registers.
 ; RUN: %llc_nvptx %s -o %t.stock.ptx
 ; RUN: %llc_plugin -nvregalloc-color=rename -verify-machineinstrs %s -o %t.plugin.ptx
 ; RUN: FileCheck %s --check-prefix=STOCK < %t.stock.ptx

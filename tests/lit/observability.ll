@@ -14,11 +14,11 @@
 ; RUN: FileCheck %s --check-prefix=HTML < %t.dir/report.html
 
 ; STATS:      ... nvregalloc statistics ...
-; STATS:      2 nvregalloc-coalesce - copies-rematerialized
-; STATS:      2 nvregalloc-coalesce - copies-seen
-; STATS:      6 nvregalloc-color - colors-B32
-; STATS:      6 nvregalloc-color - max-live-B32
-; STATS:      8 nvregalloc-color - vregs-B32
+; STATS:      2 nvregalloc-coalescer - copies-rematerialized
+; STATS:      2 nvregalloc-coalescer - copies-seen
+; STATS:      6 nvregalloc-coloring - colors-B32
+; STATS:      6 nvregalloc-coloring - max-live-B32
+; STATS:      8 nvregalloc-coloring - vregs-B32
 ; STATS:      6 nvregalloc-cssa - copies-avoided
 ; STATS:      2 nvregalloc-cssa - phis-eliminated
 
@@ -33,11 +33,11 @@
 ; YAML-NEXT: Name: Summary
 ; YAML:      - phis-eliminated: '2'
 ; YAML:      --- !Analysis
-; YAML-NEXT: Pass: nvregalloc-coalesce
+; YAML-NEXT: Pass: nvregalloc-coalescer
 ; YAML-NEXT: Name: Summary
 ; YAML:      - copies-rematerialized: '2'
 ; YAML:      --- !Passed
-; YAML-NEXT: Pass: nvregalloc-coalesce
+; YAML-NEXT: Pass: nvregalloc-coalescer
 ; YAML-NEXT: Name: Rewritten
 
 ; JSON:      "functions": {

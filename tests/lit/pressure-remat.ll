@@ -1,14 +1,14 @@
-; nvregalloc-pressure recomputes a cheap value in the block that reads it
+; nvregalloc-pressure-relief recomputes a cheap value in the block that reads it
 ; instead of keeping it in a register across the loop, where its input is
 ; live anyway. Forced here with a target of one register; otherwise the pass
 ; acts only where an occupancy step is crossed, which this 7-register kernel
 ; is far from, so it stays as stock LLVM makes it. The pass is off by default.
 ;
 ; RUN: %llc_plugin -verify-machineinstrs -nvregalloc-pressure=relieve -nvregalloc-pressure-target=1 \
-; RUN:   -pass-remarks-missed=nvregalloc-pressure %s -o %t.forced.ptx 2>%t.forced.log
+; RUN:   -pass-remarks-missed=nvregalloc-pressure-relief %s -o %t.forced.ptx 2>%t.forced.log
 ; RUN: FileCheck %s --check-prefix=FORCED < %t.forced.ptx
 ; RUN: FileCheck %s --check-prefix=REMARK < %t.forced.log
-; RUN: %llc_plugin -verify-machineinstrs -nvregalloc-pressure=relieve -pass-remarks-analysis=nvregalloc-pressure \
+; RUN: %llc_plugin -verify-machineinstrs -nvregalloc-pressure=relieve -pass-remarks-analysis=nvregalloc-pressure-relief \
 ; RUN:   %s -o %t.nostep.ptx 2>%t.nostep.log
 ; RUN: FileCheck %s --check-prefix=KEPT < %t.nostep.ptx
 ; RUN: FileCheck %s --check-prefix=NOSTEP < %t.nostep.log

@@ -6,7 +6,7 @@
 ; the file gets none, and analysis-only mode changes nothing.
 ; RUN: printf 'k cap=32\nhelper cap=32\nlow cap=32\n' > %t.nvra
 ; RUN: %llc_plugin -verify-machineinstrs -nvregalloc-function-options=%t.nvra %s -o %t.ptx \
-; RUN:   -pass-remarks=nvregalloc-pressure 2>&1 | FileCheck %s --check-prefix=REMARK
+; RUN:   -pass-remarks=nvregalloc-pressure-relief 2>&1 | FileCheck %s --check-prefix=REMARK
 ; RUN: FileCheck %s < %t.ptx
 ; RUN: %llc_plugin -nvregalloc-function-options=%t.nvra -nvregalloc-pressure=analyze %s -o - \
 ; RUN:   | FileCheck %s --check-prefix=ANALYZE

@@ -6,7 +6,7 @@
 ; for it, must do the same: no register move, one register stored twice, as
 ; in stock's PTX. (Taking the IMPLICIT_DEF as a value of its own left a move
 ; and two registers.)
-; RUN: %llc_plugin -verify-machineinstrs -nvregalloc-coalesce=replace-stock -nvregalloc-color=off %s -o %t.ptx -pass-remarks-analysis=nvregalloc-coalesce 2>%t.remarks
+; RUN: %llc_plugin -verify-machineinstrs -nvregalloc-coalesce=replace-stock -nvregalloc-color=off %s -o %t.ptx -pass-remarks-analysis=nvregalloc-coalescer 2>%t.remarks
 ; RUN: FileCheck %s < %t.ptx
 ; RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
 ; RUN: %llc_plugin -verify-machineinstrs -nvregalloc-coalesce=replace-stock %s -o - | FileCheck %s

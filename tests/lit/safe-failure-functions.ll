@@ -22,13 +22,13 @@
 ; RUN: diff %t.stock.ptx %t.wrong.ptx
 
 ; NONE-NOT: warning
-; REFUSED:     warning: nvregalloc-color: function 'three_inputs' left unchanged: does not fit in 2 registers per class: instruction i{{[0-9]+}} reads 3 B32 registers at once
+; REFUSED:     warning: nvregalloc-coloring: function 'three_inputs' left unchanged: does not fit in 2 registers per class: instruction i{{[0-9]+}} reads 3 B32 registers at once
 ; REFUSED-NOT: warning: {{.*}} 'three_inputs'
 ; REWRITTEN-LABEL: .entry plain(
 ; REWRITTEN:       .reg .b32 %r<3>;
-; PANIC:    warning: nvregalloc-coalesce: function 'plain' left unchanged: internal error in the Rust core: injected fault: panic while running Coalesce on plain at src/driver.rs:{{[0-9]+}}
-; PANIC:    warning: nvregalloc-color: function 'plain' left unchanged: internal error in the Rust core
-; WRONG:    warning: nvregalloc-coalesce: function 'plain' left unchanged: the checker rejected the rewrite: at instruction {{[0-9]+}}: reads v{{[0-9]+}} from v{{[0-9]+}}, which may not hold its value there
+; PANIC:    warning: nvregalloc-coalescer: function 'plain' left unchanged: internal error in the Rust core: injected fault: panic while running Coalesce on plain at src/driver.rs:{{[0-9]+}}
+; PANIC:    warning: nvregalloc-coloring: function 'plain' left unchanged: internal error in the Rust core
+; WRONG:    warning: nvregalloc-coalescer: function 'plain' left unchanged: the checker rejected the rewrite: at instruction {{[0-9]+}}: reads v{{[0-9]+}} from v{{[0-9]+}}, which may not hold its value there
 
 target triple = "nvptx64-nvidia-cuda"
 

@@ -16,6 +16,11 @@
 ; RUN:   | FileCheck %s
 ; RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
 ;
+; opt runs the same gates in its -O3 pipeline. It loads the plugin at all
+; only because no pass of ours is named like one of our options: opt makes
+; every legacy pass name an option, and a second option of a name aborts it.
+; RUN: %opt_plugin -passes='default<O3>' -nvregalloc-function-options=%t.nvra %s -S -o - | FileCheck %s
+;
 ; In PTX the loop stays a loop, without a pragma for ptxas.
 ; RUN: %llvm_clang --target=nvptx64-nvidia-cuda -march=sm_90 -Xclang -target-feature -Xclang +ptx80 -O3 -S %s -o %t.ptx -fpass-plugin=%plugin \
 ; RUN:   -mllvm -nvregalloc-function-options=%t.nvra
