@@ -15,7 +15,9 @@
 // -fno-unroll-loops does not ask for.
 //
 // Both are new-pass-manager passes: they run where the middle end runs
-// (clang -fpass-plugin), not in llc, whose input was optimized already.
+// (clang -fpass-plugin, opt -load-pass-plugin), not in llc, whose input was
+// optimized already. opt also runs them by name, alone:
+// -passes='loop(nvregalloc-unroll-gate)' and -passes=nvregalloc-unroll-gate-end.
 //
 //===----------------------------------------------------------------------===//
 
@@ -98,6 +100,22 @@ public:
 } // namespace
 
 void registerMiddleEndPasses(PassBuilder &Builder) {
+  Builder.registerPipelineParsingCallback(
+      [](StringRef Name, LoopPassManager &LPM,
+         ArrayRef<PassBuilder::PipelineElement>) {
+        if (Name != UnrollGatePassArg)
+          return false;
+        LPM.addPass(UnrollGatePass());
+        return true;
+      });
+  Builder.registerPipelineParsingCallback(
+      [](StringRef Name, ModulePassManager &MPM,
+         ArrayRef<PassBuilder::PipelineElement>) {
+        if (Name != UnrollGateEndPassArg)
+          return false;
+        MPM.addPass(UnrollGateEndPass());
+        return true;
+      });
   Builder.registerLateLoopOptimizationsEPCallback(
       [](LoopPassManager &LPM, OptimizationLevel) {
         LPM.addPass(UnrollGatePass());

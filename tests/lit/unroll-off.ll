@@ -21,6 +21,13 @@
 ; every legacy pass name an option, and a second option of a name aborts it.
 ; RUN: %opt_plugin -passes='default<O3>' -nvregalloc-function-options=%t.nvra %s -S -o - | FileCheck %s
 ;
+; Each pass alone, by name: the gate marks only k_off's loop, beside the
+; metadata it had; the end pass takes both marks back and leaves the rest.
+; RUN: %opt_plugin -passes='loop(nvregalloc-unroll-gate)' -nvregalloc-function-options=%t.nvra %s -S -o %t.gated.ll
+; RUN: FileCheck %s --check-prefix=GATE < %t.gated.ll
+; RUN: %opt_plugin -passes=nvregalloc-unroll-gate-end -nvregalloc-function-options=%t.nvra %t.gated.ll -S -o - \
+; RUN:   | FileCheck %s --check-prefix=END
+;
 ; In PTX the loop stays a loop, without a pragma for ptxas.
 ; RUN: %llvm_clang --target=nvptx64-nvidia-cuda -march=sm_90 -Xclang -target-feature -Xclang +ptx80 -O3 -S %s -o %t.ptx -fpass-plugin=%plugin \
 ; RUN:   -mllvm -nvregalloc-function-options=%t.nvra
@@ -51,6 +58,24 @@ target triple = "nvptx64-nvidia-cuda"
 ; CHECK:       [[PROGRESS]] = !{!"llvm.loop.mustprogress"}
 ; CHECK-NOT:   nvregalloc
 ; CHECK-NOT:   llvm.loop.unroll.disable
+
+; GATE-LABEL:  define ptx_kernel void @k_off(
+; GATE:        !llvm.loop [[OFF:![0-9]+]]
+; GATE-LABEL:  define ptx_kernel void @k_on(
+; GATE-NOT:    !llvm.loop
+; GATE-LABEL:  define ptx_kernel void @k_pragma(
+; GATE:        !llvm.loop [[FULL:![0-9]+]]
+; GATE:        [[OFF]] = distinct !{[[OFF]], [[PROGRESS:![0-9]+]], [[DISABLE:![0-9]+]], [[OURS:![0-9]+]]}
+; GATE:        [[PROGRESS]] = !{!"llvm.loop.mustprogress"}
+; GATE:        [[DISABLE]] = !{!"llvm.loop.unroll.disable"}
+; GATE:        [[OURS]] = !{!"nvregalloc.unroll.off"}
+; GATE:        [[FULL]] = distinct !{[[FULL]], [[UNROLL:![0-9]+]]}
+; GATE:        [[UNROLL]] = !{!"llvm.loop.unroll.full"}
+
+; END:         [[ID:![0-9]+]] = distinct !{[[ID]], [[PROGRESS:![0-9]+]]}
+; END:         [[PROGRESS]] = !{!"llvm.loop.mustprogress"}
+; END-NOT:     unroll.disable
+; END-NOT:     nvregalloc
 
 ; REMARK:      remark: <unknown>:0:0: function k_off: loop left rolled (unroll=off)
 ; REMARK-NOT:  remark:
