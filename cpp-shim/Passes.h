@@ -19,6 +19,7 @@ namespace nvregalloc {
 inline constexpr const char CoalescePassArg[] = "nvregalloc-coalescer";
 inline constexpr const char ColorPassArg[] = "nvregalloc-coloring";
 inline constexpr const char CssaPassArg[] = "nvregalloc-cssa";
+inline constexpr const char InlineGatePassArg[] = "nvregalloc-inline-gate";
 inline constexpr const char LocalFramePassArg[] = "nvregalloc-local-frame";
 inline constexpr const char LsrGatePassArg[] = "nvregalloc-lsr-gate";
 inline constexpr const char LsrGateEndPassArg[] = "nvregalloc-lsr-gate-end";
@@ -48,12 +49,14 @@ extern llvm::cl::opt<NvraCoalesceMode> CoalesceMode;
 extern llvm::cl::opt<bool> CssaCoalesce;
 extern llvm::cl::opt<NvraPressureMode> PressureMode;
 // A per-function choices file may turn the pressure pass on for some, loop
-// strength reduction or unrolling off, and the pressure scheduler on.
+// strength reduction or unrolling off, the pressure scheduler on, and
+// inlining at every call site on.
 extern llvm::cl::opt<std::string> FunctionOptions;
 
-// Puts the middle-end passes (nvregalloc-unroll-gate and its end) at their
-// extension points.
-void registerMiddleEndPasses(llvm::PassBuilder &Builder);
+// Put the middle-end passes at their extension points and make them known
+// to opt by name: nvregalloc-unroll-gate and its end, nvregalloc-inline-gate.
+void registerUnrollGates(llvm::PassBuilder &Builder);
+void registerInlineGate(llvm::PassBuilder &Builder);
 
 // LLVM's -join-liveintervals (RegisterCoalescer's switch), or null if this
 // LLVM has no such option.

@@ -23,9 +23,10 @@
 //   (whose IDs are not public), right after RemoveRedundantDebugValues, the
 //   first public pass that follows them.
 //
-// The middle end (clang -fpass-plugin) gets nvregalloc-unroll-gate at
-// the end of loop simplification and nvregalloc-unroll-gate-end last, through
-// the PassBuilder callback handed to the plugin entry point below.
+// The middle end (clang -fpass-plugin, opt) gets nvregalloc-inline-gate
+// first, nvregalloc-unroll-gate at the end of loop simplification and
+// nvregalloc-unroll-gate-end last, through the PassBuilder callback handed to
+// the plugin entry point below.
 //
 // The plugin entry point llvmGetPassPluginInfo is exported by the Rust side
 // (src/plugin.rs): a cdylib exports only Rust's own symbols.
@@ -45,7 +46,9 @@
 using namespace llvm;
 
 static void registerPassBuilderCallbacks(void *Builder) {
-  nvregalloc::registerMiddleEndPasses(*static_cast<PassBuilder *>(Builder));
+  PassBuilder &PB = *static_cast<PassBuilder *>(Builder);
+  nvregalloc::registerInlineGate(PB);
+  nvregalloc::registerUnrollGates(PB);
 }
 
 /// Runs when the library is loaded, before LLVM asks for the entry point.

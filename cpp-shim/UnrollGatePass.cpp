@@ -99,7 +99,7 @@ public:
 };
 } // namespace
 
-void registerMiddleEndPasses(PassBuilder &Builder) {
+void registerUnrollGates(PassBuilder &Builder) {
   Builder.registerPipelineParsingCallback(
       [](StringRef Name, LoopPassManager &LPM,
          ArrayRef<PassBuilder::PipelineElement>) {

@@ -173,7 +173,8 @@ pub unsafe extern "C" fn nvra_result_free(result: *mut NvraResult) {
 }
 
 /// Whether the function-options file makes the IR-level choice `choice` (an
-/// `NvraIrChoice`: `lsr=off`, `unroll=off`, `sched=pressure`) for the IR
+/// `NvraIrChoice`: `lsr=off`, `unroll=off`, `sched=pressure`,
+/// `inline=always`) for the IR
 /// function `name` (`name_len` bytes): 1 if it does, else 0. Anything that
 /// goes wrong (an unreadable file, a mismatched ABI, an unknown choice, a
 /// panic) answers 0, LLVM's own behaviour; the machine passes report such a
@@ -201,6 +202,7 @@ pub unsafe extern "C" fn nvra_makes_ir_choice(
             NVRA_CHOICE_LSR_OFF => !options.loop_strength_reduction,
             NVRA_CHOICE_UNROLL_OFF => !options.loop_unrolling,
             NVRA_CHOICE_SCHED_PRESSURE => options.pressure_scheduling,
+            NVRA_CHOICE_INLINE_ALWAYS => options.inline_always,
             _ => false,
         }
     }));
@@ -421,6 +423,7 @@ unsafe fn options_from_abi(raw: &NvraOptions) -> Options {
         loop_strength_reduction: true,
         loop_unrolling: true,
         pressure_scheduling: false,
+        inline_always: false,
     }
 }
 

@@ -137,6 +137,17 @@ pub struct Options {
     /// order, NVPTX's default. ptxas schedules again, so only ptxas can
     /// tell where it pays (`scripts/tune` asks it).
     pub pressure_scheduling: bool,
+    /// Whether the function, and every function it calls directly or
+    /// through others, is inlined at every call site LLVM can inline it at
+    /// (`inline=always` in a function-options file; on a kernel, what it
+    /// calls), as nvcc does with device functions, rather than where LLVM's
+    /// inliner finds it cheap (`inline=auto`). ptxas compiles an out-of-line function into each
+    /// kernel that calls it, counts its registers there and keeps the
+    /// caller's values live across the call; inlined, the callee's code is
+    /// allocated with the caller's, at the price of a copy per call site.
+    /// Only ptxas can tell which pays (`scripts/tune` asks it). Acts in the
+    /// middle end (clang `-fpass-plugin`), not in llc; `__noinline__` holds.
+    pub inline_always: bool,
 }
 
 impl Default for Options {
@@ -170,6 +181,7 @@ impl Default for Options {
             loop_strength_reduction: true,
             loop_unrolling: true,
             pressure_scheduling: false,
+            inline_always: false,
         }
     }
 }
@@ -197,8 +209,9 @@ impl Options {
 /// `Options::undefined_apart`), `cap` (registers, 1 to 255: see
 /// `Options::register_cap`), `lsr` (`on` | `off`: see
 /// `Options::loop_strength_reduction`), `unroll` (`on` | `off`: see
-/// `Options::loop_unrolling`) and `sched` (`source` | `pressure`: see
-/// `Options::pressure_scheduling`). A function the file does not name takes
+/// `Options::loop_unrolling`), `sched` (`source` | `pressure`: see
+/// `Options::pressure_scheduling`) and `inline` (`auto` | `always`: see
+/// `Options::inline_always`). A function the file does not name takes
 /// the line named `*`, if any, else keeps the command line's options.
 /// `scripts/tune` writes such files from what ptxas makes of each choice.
 pub mod per_function {
@@ -269,9 +282,10 @@ pub mod per_function {
             "undefined" => &["apart", "shared"],
             "lsr" | "unroll" => &["on", "off"],
             "sched" => &["source", "pressure"],
+            "inline" => &["auto", "always"],
             _ => {
                 return Err(format!(
-                    "unknown option '{key}' (known: coalesce, color, pressure, undefined, cap, lsr, unroll, sched)"
+                    "unknown option '{key}' (known: coalesce, color, pressure, undefined, cap, lsr, unroll, sched, inline)"
                 ))
             }
         };
@@ -303,6 +317,7 @@ pub mod per_function {
                     ("lsr", value) => options.loop_strength_reduction = value == "on",
                     ("unroll", value) => options.loop_unrolling = value == "on",
                     ("sched", value) => options.pressure_scheduling = value == "pressure",
+                    ("inline", value) => options.inline_always = value == "always",
                     (_, value) => options.undefined_apart = value == "apart",
                 }
             }
@@ -342,20 +357,21 @@ pub mod per_function {
             assert!(parse("k sched=burr")
                 .unwrap_err()
                 .contains("sched=burr: expected one of source, pressure"));
+            assert!(parse("k inline=never").unwrap_err().contains("inline=never: expected one of auto, always"));
         }
 
         #[test]
         fn a_file_makes_llvm_choices_for_the_functions_it_names() {
             let path = std::env::temp_dir().join(format!("nvra-lsr-{}.nvra", std::process::id()));
-            std::fs::write(&path, "k lsr=off cap=40\nu unroll=off sched=pressure\n* lsr=on\n").unwrap();
+            std::fs::write(&path, "k lsr=off cap=40\nu unroll=off sched=pressure inline=always\n* lsr=on\n").unwrap();
             let options = Options { function_options: Some(path.clone()), ..Options::default() };
             let k = options.for_function("k").unwrap();
             assert!(!k.loop_strength_reduction && k.loop_unrolling);
             assert_eq!(k.register_cap, Some(40));
             let u = options.for_function("u").unwrap();
-            assert!(u.loop_strength_reduction && !u.loop_unrolling && u.pressure_scheduling);
+            assert!(u.loop_strength_reduction && !u.loop_unrolling && u.pressure_scheduling && u.inline_always);
             let other = options.for_function("other").unwrap();
-            assert!(other.loop_strength_reduction && other.loop_unrolling && !other.pressure_scheduling);
+            assert!(other.loop_strength_reduction && other.loop_unrolling && !other.pressure_scheduling && !other.inline_always);
             assert!(Options::default().for_function("k").unwrap().loop_strength_reduction);
             std::fs::remove_file(path).unwrap();
         }

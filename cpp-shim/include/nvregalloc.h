@@ -303,6 +303,7 @@ typedef enum NvraIrChoice {
   NVRA_CHOICE_LSR_OFF = 0,        /* lsr=off: no loop strength reduction */
   NVRA_CHOICE_UNROLL_OFF = 1,     /* unroll=off: loops left rolled */
   NVRA_CHOICE_SCHED_PRESSURE = 2, /* sched=pressure: list-burr in ISel */
+  NVRA_CHOICE_INLINE_ALWAYS = 3,  /* inline=always: every call site */
 } NvraIrChoice;
 
 /* 1 if the function-options file makes `choice` for the IR function name

@@ -82,6 +82,16 @@ pub const CUDA_MODES: &[(&str, &[&str])] = &[
             "/../tests/lit/Inputs/unroll-off-everywhere.nvra"
         )],
     ),
+    // Every function inlined wherever it is called (scripts/tune's
+    // `inline=always`).
+    (
+        "inline always",
+        &[concat!(
+            "-nvregalloc-function-options=",
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/lit/Inputs/inline-always-everywhere.nvra"
+        )],
+    ),
 ];
 
 /// A deliberately broken build: merges two interfering registers and turns
