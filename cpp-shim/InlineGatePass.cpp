@@ -27,9 +27,9 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/CallingConv.h"
-#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/PassBuilder.h"
 
@@ -78,14 +78,8 @@ public:
 } // namespace
 
 void registerInlineGate(PassBuilder &Builder) {
-  Builder.registerPipelineParsingCallback(
-      [](StringRef Name, ModulePassManager &MPM,
-         ArrayRef<PassBuilder::PipelineElement>) {
-        if (Name != InlineGatePassArg)
-          return false;
-        MPM.addPass(InlineGatePass());
-        return true;
-      });
+  registerPassName<ModulePassManager, InlineGatePass>(Builder,
+                                                     InlineGatePassArg);
   Builder.registerPipelineStartEPCallback(
       [](ModulePassManager &MPM, OptimizationLevel) {
         MPM.addPass(InlineGatePass());

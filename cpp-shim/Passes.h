@@ -4,11 +4,8 @@
 
 #include "nvregalloc.h"
 
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CommandLine.h"
-
-namespace llvm {
-class PassBuilder;
-} // namespace llvm
 
 namespace nvregalloc {
 
@@ -57,6 +54,20 @@ extern llvm::cl::opt<std::string> FunctionOptions;
 // to opt by name: nvregalloc-unroll-gate and its end, nvregalloc-inline-gate.
 void registerUnrollGates(llvm::PassBuilder &Builder);
 void registerInlineGate(llvm::PassBuilder &Builder);
+
+// Makes the new-pass-manager pass PassT known to opt's -passes= as Name, in
+// pass managers of type PassManagerT.
+template <typename PassManagerT, typename PassT>
+void registerPassName(llvm::PassBuilder &Builder, llvm::StringRef Name) {
+  Builder.registerPipelineParsingCallback(
+      [Name](llvm::StringRef Asked, PassManagerT &PM,
+             llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
+        if (Asked != Name)
+          return false;
+        PM.addPass(PassT());
+        return true;
+      });
+}
 
 // LLVM's -join-liveintervals (RegisterCoalescer's switch), or null if this
 // LLVM has no such option.

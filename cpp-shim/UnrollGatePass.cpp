@@ -100,22 +100,10 @@ public:
 } // namespace
 
 void registerUnrollGates(PassBuilder &Builder) {
-  Builder.registerPipelineParsingCallback(
-      [](StringRef Name, LoopPassManager &LPM,
-         ArrayRef<PassBuilder::PipelineElement>) {
-        if (Name != UnrollGatePassArg)
-          return false;
-        LPM.addPass(UnrollGatePass());
-        return true;
-      });
-  Builder.registerPipelineParsingCallback(
-      [](StringRef Name, ModulePassManager &MPM,
-         ArrayRef<PassBuilder::PipelineElement>) {
-        if (Name != UnrollGateEndPassArg)
-          return false;
-        MPM.addPass(UnrollGateEndPass());
-        return true;
-      });
+  registerPassName<LoopPassManager, UnrollGatePass>(Builder,
+                                                    UnrollGatePassArg);
+  registerPassName<ModulePassManager, UnrollGateEndPass>(Builder,
+                                                         UnrollGateEndPassArg);
   Builder.registerLateLoopOptimizationsEPCallback(
       [](LoopPassManager &LPM, OptimizationLevel) {
         LPM.addPass(UnrollGatePass());
