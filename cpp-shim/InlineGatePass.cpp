@@ -11,8 +11,9 @@
 // inliner), gives those functions that attribute. The callees count because
 // inlining one function into a bigger caller can leave a call it made
 // cheaply out of line there. A function the source keeps out of line
-// (__noinline__, optnone) and a kernel (which nothing calls) are left as
-// they are, and so are the functions only they call.
+// (__noinline__, optnone) keeps its attribute, and the functions only it
+// calls are not reached; a kernel, which nothing calls, gets no attribute,
+// but what it calls does.
 //
 // A new-pass-manager pass: it runs where the middle end runs (clang
 // -fpass-plugin, opt -load-pass-plugin, also alone as
