@@ -357,21 +357,31 @@ pub mod per_function {
             assert!(parse("k sched=burr")
                 .unwrap_err()
                 .contains("sched=burr: expected one of source, pressure"));
-            assert!(parse("k inline=never").unwrap_err().contains("inline=never: expected one of auto, always"));
+            assert!(parse("k inline=never")
+                .unwrap_err()
+                .contains("inline=never: expected one of auto, always"));
         }
 
         #[test]
         fn a_file_makes_llvm_choices_for_the_functions_it_names() {
             let path = std::env::temp_dir().join(format!("nvra-lsr-{}.nvra", std::process::id()));
-            std::fs::write(&path, "k lsr=off cap=40\nu unroll=off sched=pressure inline=always\n* lsr=on\n").unwrap();
+            std::fs::write(&path, "k lsr=off cap=40\nu unroll=off sched=pressure inline=always\n* lsr=on\n")
+                .unwrap();
             let options = Options { function_options: Some(path.clone()), ..Options::default() };
             let k = options.for_function("k").unwrap();
             assert!(!k.loop_strength_reduction && k.loop_unrolling);
             assert_eq!(k.register_cap, Some(40));
             let u = options.for_function("u").unwrap();
-            assert!(u.loop_strength_reduction && !u.loop_unrolling && u.pressure_scheduling && u.inline_always);
+            assert!(
+                u.loop_strength_reduction && !u.loop_unrolling && u.pressure_scheduling && u.inline_always
+            );
             let other = options.for_function("other").unwrap();
-            assert!(other.loop_strength_reduction && other.loop_unrolling && !other.pressure_scheduling && !other.inline_always);
+            assert!(
+                other.loop_strength_reduction
+                    && other.loop_unrolling
+                    && !other.pressure_scheduling
+                    && !other.inline_always
+            );
             assert!(Options::default().for_function("k").unwrap().loop_strength_reduction);
             std::fs::remove_file(path).unwrap();
         }
