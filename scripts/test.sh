@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # README command 2: install what is missing, build, and run every test:
+#   0. format        cargo fmt --check: the Rust as rustfmt.toml lays it out
 #   1. cargo test    the Rust core: unit, property and checker tests (testkit/:
 #                    the random programs and interpreter the plugin never links)
 #   2. lit           tests/lit, the real llc 22 + FileCheck on .ll and .mir
@@ -29,6 +30,7 @@ suite() {
   if "$@"; then passed=$((passed + 1)); echo "=== $name passed ($((SECONDS - start)) s)"
   else failed=$((failed + 1)); echo "=== $name FAILED ($((SECONDS - start)) s)"; fi
 }
+suite "format" cargo fmt --all -- --check
 suite "cargo test" cargo test --release --quiet -p nvregalloc -p nvregalloc-testkit -p nvregalloc-fuzz-ir
 suite "lit" lit -sv tests/lit
 suite "corpus" python3 scripts/corpus.py
