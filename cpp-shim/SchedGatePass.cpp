@@ -24,9 +24,9 @@
 #include "Passes.h"
 #include "RustBridge.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/CodeGen/MachinePassRegistry.h"
 #include "llvm/CodeGen/SchedulerRegistry.h"
-#include "llvm/ADT/STLExtras.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/InstIterator.h"

@@ -174,11 +174,10 @@ pub unsafe extern "C" fn nvra_result_free(result: *mut NvraResult) {
 
 /// Whether the function-options file makes the IR-level choice `choice` (an
 /// `NvraIrChoice`: `lsr=off`, `unroll=off`, `sched=pressure`,
-/// `inline=always`) for the IR
-/// function `name` (`name_len` bytes): 1 if it does, else 0. Anything that
-/// goes wrong (an unreadable file, a mismatched ABI, an unknown choice, a
-/// panic) answers 0, LLVM's own behaviour; the machine passes report such a
-/// file for the same function.
+/// `inline=always`) for the IR function `name` (`name_len` bytes): 1 if it
+/// does, else 0. Anything that goes wrong (an unreadable file, a mismatched
+/// ABI, an unknown choice, a panic) answers 0, LLVM's own behaviour; the
+/// machine passes report such a file for the same function.
 ///
 /// # Safety
 /// `options` must point to an `NvraOptions` laid out as in nvregalloc.h and

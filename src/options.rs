@@ -141,12 +141,13 @@ pub struct Options {
     /// through others, is inlined at every call site LLVM can inline it at
     /// (`inline=always` in a function-options file; on a kernel, what it
     /// calls), as nvcc does with device functions, rather than where LLVM's
-    /// inliner finds it cheap (`inline=auto`). ptxas compiles an out-of-line function into each
-    /// kernel that calls it, counts its registers there and keeps the
-    /// caller's values live across the call; inlined, the callee's code is
-    /// allocated with the caller's, at the price of a copy per call site.
-    /// Only ptxas can tell which pays (`scripts/tune` asks it). Acts in the
-    /// middle end (clang `-fpass-plugin`), not in llc; `__noinline__` holds.
+    /// inliner finds it cheap (`inline=auto`). ptxas compiles an out-of-line
+    /// function into each kernel that calls it, counts its registers there
+    /// and keeps the caller's values live across the call; inlined, the
+    /// callee's code is allocated with the caller's, at the price of a copy
+    /// per call site. Only ptxas can tell which pays (`scripts/tune` asks
+    /// it). Acts in the middle end (clang `-fpass-plugin`, opt), not in llc;
+    /// `__noinline__` holds.
     pub inline_always: bool,
 }
 
