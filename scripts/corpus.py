@@ -379,6 +379,8 @@ def main():
     ap.add_argument("--llc-only", action="store_true",
                     help="skip the clang -fpass-plugin builds and the PHI elimination counts")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--sample", type=int, default=1, metavar="N",
+                    help="build every Nth input of the corpus (sorted by name), for a quicker run")
     ap.add_argument("--report", action="store_true")
     ap.add_argument("--json")
     ap.add_argument("--list", action="store_true",
@@ -398,7 +400,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="nvra-corpus-") as workdir, \
             futures.ThreadPoolExecutor(args.jobs) as pool:
         jobs = {pool.submit(build_kernel, unit, workdir, modes, not args.llc_only, external): unit[0]
-                for unit in corpus_units(corpus)}
+                for unit in corpus_units(corpus)[::args.sample]}
         for job in futures.as_completed(jobs):
             name = jobs[job]
             try:

@@ -1,5 +1,10 @@
 #!/usr/bin/env bash
-# README command 2: install what is missing, build, and run every test:
+# README command 2: install what is missing, build, and run every test.
+#   scripts/test.sh          the default tier: every suite, at sizes that finish
+#                            in about 7 minutes on 2 cores after setup (CI runs it)
+#   scripts/test.sh --full   the same suites at full size (about 20 minutes)
+# Sizes (default / --full): differential csmith programs 100 / 340, fuzz-ir
+# programs 500 / 3,000, llvm-nvptx every 4th input / all of them.
 #   0. format        cargo fmt --check: the Rust as rustfmt.toml lays it out
 #   1. cargo test    the Rust core: unit, property and checker tests (testkit/:
 #                    the random programs and interpreter the plugin never links)
@@ -7,8 +12,8 @@
 #   3. corpus        tests/kernels through stock llc/clang and every plugin mode
 #                    (-verify-machineinstrs, ptxas, byte-identity of analysis mode)
 #   4. differential  ptxsim: stock and every plugin mode run in a PTX interpreter
-#                    on the corpus and 340 csmith programs; outputs must match
-#   5. fuzz-ir       3,000 random LLVM IR kernels through the NVPTX backend in
+#                    on the corpus and csmith programs; outputs must match
+#   5. fuzz-ir       random LLVM IR kernels through the NVPTX backend in
 #                    process, stock and every plugin mode: machine verifier,
 #                    ptxas, ptxsim (scripts/fuzz-ir); and the same fuzzer must
 #                    catch a deliberately broken mode
@@ -17,12 +22,18 @@
 #                    corpus is there ($NVREGALLOC_LLVM_NVPTX, default
 #                    ../shared/corpora/llvm-nvptx), as it lives outside the repo
 set -uo pipefail
+csmith=100 fuzz_programs=500 llvm_sample=4
+case "${1:-}" in
+  "") ;;
+  --full) csmith=340 fuzz_programs=3000 llvm_sample=1 ;;
+  *) echo "usage: scripts/test.sh [--full]" >&2; exit 2 ;;
+esac
 here="$(dirname "${BASH_SOURCE[0]}")"
 bash "$here/setup.sh" || exit 1
 source "$here/env.sh"
 cd "$NVREGALLOC_ROOT"
 
-passed=0 failed=0
+passed=0 failed=0 all_start=$SECONDS
 suite() {
   local name=$1; shift
   echo "=== $name: $*"
@@ -34,8 +45,8 @@ suite "format" cargo fmt --all -- --check
 suite "cargo test" cargo test --release --quiet -p nvregalloc -p nvregalloc-testkit -p nvregalloc-fuzz-ir
 suite "lit" lit -sv tests/lit
 suite "corpus" python3 scripts/corpus.py
-suite "differential" cargo test --release --quiet -p ptxsim -- --test-threads=1 --nocapture
-suite "fuzz-ir" scripts/fuzz-ir --seed 1 --programs 3000 --jobs 2
+suite "differential" env PTXSIM_CSMITH_PROGRAMS=$csmith cargo test --release --quiet -p ptxsim -- --test-threads=1 --nocapture
+suite "fuzz-ir" scripts/fuzz-ir --seed 1 --programs "$fuzz_programs" --jobs 2
 # The fuzzer's own test: with two interfering registers merged and the
 # plugin's checker off, ptxsim must see differences (exit status 1).
 fuzz_catches_fault() {
@@ -45,9 +56,10 @@ fuzz_catches_fault() {
 suite "fuzz-ir fault" fuzz_catches_fault
 llvm_nvptx="${NVREGALLOC_LLVM_NVPTX:-$NVREGALLOC_ROOT/../shared/corpora/llvm-nvptx}"
 if [ -d "$llvm_nvptx" ]; then
-  suite "llvm-nvptx" python3 scripts/corpus.py --corpus "$llvm_nvptx" --llc-only
+  suite "llvm-nvptx" python3 scripts/corpus.py --corpus "$llvm_nvptx" --llc-only --sample "$llvm_sample"
 else
   echo "=== llvm-nvptx: skipped ($llvm_nvptx not found; set NVREGALLOC_LLVM_NVPTX)"
 fi
+echo "all suites: $((SECONDS - all_start)) s"
 echo "suites: $passed passed, $failed failed"
 [ "$failed" = 0 ]
