@@ -25,6 +25,7 @@ INST_RE = re.compile(r"^\s*(?:@!?%p\d+\s+)?[a-z][\w.:]*\b[^;]*;")
 PTXAS_FUNC_RE = re.compile(r"Compiling entry function '([\w$]+)'|Function properties for ([\w$]+)")
 PTXAS_USED_RE = re.compile(r"Used (\d+) registers")
 PTXAS_SPILL_RE = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
+PTXAS_FRAME_RE = re.compile(r"(\d+) bytes stack frame")
 SASS_FUNC_RE = re.compile(r"^\s*Function : ([\w$]+)")
 # "/*0040*/  @!P0 LDL.64 R2, [R1+0x8] ;": the opcode after an optional predicate.
 SASS_INST_RE = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T\d]+\s+)?([A-Z][A-Z0-9_]*)")
@@ -72,7 +73,8 @@ def parse_ptx(text):
 
 
 def ptxas_figures(ptxas, ptx_path, arch="sm_90", cuobjdump=None):
-    """{function: {"hw_regs": n, "warps": n, "spill_stores": bytes, "spill_loads": bytes}},
+    """{function: {"hw_regs": n, "warps": n, "spill_stores": bytes, "spill_loads": bytes,
+    "frame": local stack frame bytes}},
     and with cuobjdump also "sass_insts" (not counting NOPs), "ldl" and "stl"."""
     with tempfile.TemporaryDirectory(prefix="nvra-sass-") as tmp:
         cubin = os.path.join(tmp, "out.cubin") if cuobjdump else os.devnull
@@ -85,7 +87,7 @@ def ptxas_figures(ptxas, ptx_path, arch="sm_90", cuobjdump=None):
         m = PTXAS_FUNC_RE.search(line)
         if m:
             name = m.group(1) or m.group(2)
-            figures.setdefault(name, {"hw_regs": 0, "spill_stores": 0, "spill_loads": 0})
+            figures.setdefault(name, {"hw_regs": 0, "spill_stores": 0, "spill_loads": 0, "frame": 0})
             continue
         if name is None:
             continue
@@ -93,6 +95,9 @@ def ptxas_figures(ptxas, ptx_path, arch="sm_90", cuobjdump=None):
         if s:
             figures[name]["spill_stores"] = int(s.group(1))
             figures[name]["spill_loads"] = int(s.group(2))
+        fr = PTXAS_FRAME_RE.search(line)
+        if fr:
+            figures[name]["frame"] = int(fr.group(1))
         u = PTXAS_USED_RE.search(line)
         if u:
             figures[name]["hw_regs"] = int(u.group(1))
