@@ -54,6 +54,8 @@ extern llvm::cl::opt<std::string> FunctionOptions;
 // to opt by name: nvregalloc-unroll-gate and its end, nvregalloc-inline-gate.
 void registerUnrollGates(llvm::PassBuilder &Builder);
 void registerInlineGate(llvm::PassBuilder &Builder);
+// nvregalloc-promote-locals-calls and -loops, on by default.
+void registerPromoteLocals(llvm::PassBuilder &Builder);
 
 // Makes the new-pass-manager pass PassT known to opt's -passes= as Name, in
 // pass managers of type PassManagerT.

@@ -24,9 +24,10 @@
 //   first public pass that follows them.
 //
 // The middle end (clang -fpass-plugin, opt) gets nvregalloc-inline-gate
-// first, nvregalloc-unroll-gate at the end of loop simplification and
-// nvregalloc-unroll-gate-end last, through the PassBuilder callback handed to
-// the plugin entry point below.
+// first, nvregalloc-promote-locals-calls before the inliner,
+// nvregalloc-unroll-gate and nvregalloc-promote-locals-loops at the end of
+// loop simplification and nvregalloc-unroll-gate-end last, through the
+// PassBuilder callback handed to the plugin entry point below.
 //
 // The plugin entry point llvmGetPassPluginInfo is exported by the Rust side
 // (src/plugin.rs): a cdylib exports only Rust's own symbols.
@@ -49,6 +50,7 @@ static void registerPassBuilderCallbacks(void *Builder) {
   PassBuilder &PB = *static_cast<PassBuilder *>(Builder);
   nvregalloc::registerInlineGate(PB);
   nvregalloc::registerUnrollGates(PB);
+  nvregalloc::registerPromoteLocals(PB);
 }
 
 /// Runs when the library is loaded, before LLVM asks for the entry point.

@@ -62,7 +62,7 @@ cl::opt<std::string> FunctionOptions(
     cl::desc("Per-function choices, one line each: NAME coalesce=after-stock|off "
              "color=rename|off pressure=relieve|off undefined=apart|shared "
              "cap=N lsr=on|off unroll=on|off sched=source|pressure "
-             "inline=auto|always "
+             "inline=auto|always promote=on|off "
              "(scripts/tune writes them)"));
 
 static cl::opt<std::string> DotDir(

@@ -19,6 +19,7 @@ use crate::driver::{self, Pass, Verdict};
 use crate::function::{
     Block, BlockData, Function, InstData, InstFlags, InstKind, Operand, OperandFlags, RegClass, VReg,
 };
+use crate::promote;
 use crate::options::{CoalesceMode, ColorMode, Fault, Options, PressureMode};
 use crate::rewrite::{Insert, PassOutcome, Place, SpillOp};
 
@@ -174,7 +175,7 @@ pub unsafe extern "C" fn nvra_result_free(result: *mut NvraResult) {
 
 /// Whether the function-options file makes the IR-level choice `choice` (an
 /// `NvraIrChoice`: `lsr=off`, `unroll=off`, `sched=pressure`,
-/// `inline=always`) for the IR function `name` (`name_len` bytes): 1 if it
+/// `inline=always`, `promote=off`) for the IR function `name` (`name_len` bytes): 1 if it
 /// does, else 0. Anything that goes wrong (an unreadable file, a mismatched
 /// ABI, an unknown choice, a panic) answers 0, LLVM's own behaviour; the
 /// machine passes report such a file for the same function.
@@ -202,10 +203,93 @@ pub unsafe extern "C" fn nvra_makes_ir_choice(
             NVRA_CHOICE_UNROLL_OFF => !options.loop_unrolling,
             NVRA_CHOICE_SCHED_PRESSURE => options.pressure_scheduling,
             NVRA_CHOICE_INLINE_ALWAYS => options.inline_always,
+            NVRA_CHOICE_PROMOTE_OFF => !options.promote_locals,
             _ => false,
         }
     }));
     u32::from(makes.unwrap_or(false))
+}
+
+fn limits_from_abi(raw: &NvraPromoteLimits) -> promote::Limits {
+    promote::Limits {
+        max_trip_count: raw.max_trip_count,
+        max_unrolled_insts: raw.max_unrolled_insts,
+        max_array_bytes: raw.max_array_bytes,
+        inline_budget: raw.inline_budget,
+    }
+}
+
+/// `promote::judge_loop` for the shim: an `NvraLoopVerdict`, or
+/// `NVRA_LOOP_TOO_MANY_TRIPS` (LLVM's own behaviour) on a mismatched ABI or
+/// a panic.
+///
+/// # Safety
+/// `limits` and `l` must point to the structs laid out as in nvregalloc.h.
+#[no_mangle]
+pub unsafe extern "C" fn nvra_judge_local_loop(
+    abi_version: u32,
+    limits: *const NvraPromoteLimits,
+    l: *const NvraLocalLoop,
+) -> u32 {
+    init_logging();
+    if abi_version != NVRA_ABI_VERSION {
+        return NVRA_LOOP_TOO_MANY_TRIPS;
+    }
+    let verdict = panic::catch_unwind(AssertUnwindSafe(|| {
+        let raw = &*l;
+        let facts = promote::LocalLoop {
+            trip_count: (raw.trip_count != 0).then_some(raw.trip_count),
+            body_insts: raw.body_insts,
+            array_bytes: raw.array_bytes,
+        };
+        match promote::judge_loop(&facts, &limits_from_abi(&*limits)) {
+            promote::LoopVerdict::FullUnroll => NVRA_LOOP_FULL_UNROLL,
+            promote::LoopVerdict::KeepWide => NVRA_LOOP_KEEP_WIDE,
+            promote::LoopVerdict::TooManyTrips => NVRA_LOOP_TOO_MANY_TRIPS,
+            promote::LoopVerdict::ArrayTooBig => NVRA_LOOP_ARRAY_TOO_BIG,
+            promote::LoopVerdict::UnrolledTooBig => NVRA_LOOP_UNROLLED_TOO_BIG,
+        }
+    }));
+    verdict.unwrap_or(NVRA_LOOP_TOO_MANY_TRIPS)
+}
+
+/// `promote::choose_calls` for the shim: one `NvraCallVerdict` per call in
+/// `verdicts`, all `NVRA_CALL_OVER_BUDGET` (LLVM's own behaviour) on a
+/// mismatched ABI or a panic.
+///
+/// # Safety
+/// `limits` must point to an `NvraPromoteLimits`, `calls` to `n` calls and
+/// `verdicts` to `n` writable verdicts.
+#[no_mangle]
+pub unsafe extern "C" fn nvra_choose_local_calls(
+    abi_version: u32,
+    limits: *const NvraPromoteLimits,
+    calls: *const NvraLocalCall,
+    n: u32,
+    verdicts: *mut u32,
+) {
+    init_logging();
+    let out = slice::from_raw_parts_mut(verdicts, n as usize);
+    out.fill(NVRA_CALL_OVER_BUDGET);
+    if abi_version != NVRA_ABI_VERSION {
+        return;
+    }
+    let chosen = panic::catch_unwind(AssertUnwindSafe(|| {
+        let facts: Vec<promote::LocalCall> = array(calls, n)
+            .iter()
+            .map(|c| promote::LocalCall { callee_insts: c.callee_insts, recursive: c.recursive != 0 })
+            .collect();
+        promote::choose_calls(&facts, &limits_from_abi(&*limits))
+    }));
+    if let Ok(chosen) = chosen {
+        for (slot, verdict) in out.iter_mut().zip(chosen) {
+            *slot = match verdict {
+                promote::CallVerdict::Inline => NVRA_CALL_INLINE,
+                promote::CallVerdict::Recursive => NVRA_CALL_RECURSIVE,
+                promote::CallVerdict::OverBudget => NVRA_CALL_OVER_BUDGET,
+            };
+        }
+    }
 }
 
 unsafe fn run(fn_: *const NvraFunction, options: *const NvraOptions, pass: u32) -> Box<OwnedResult> {
@@ -423,6 +507,7 @@ unsafe fn options_from_abi(raw: &NvraOptions) -> Options {
         loop_unrolling: true,
         pressure_scheduling: false,
         inline_always: false,
+        promote_locals: true,
     }
 }
 

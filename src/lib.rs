@@ -7,7 +7,8 @@
 //! (recomputing cheap values where registers cost warps), `cssa` (PHI
 //! coalescing before PHI elimination), `coalesce` (conservative coalescing),
 //! `color` (Briggs optimistic coloring), `budget` (coloring into N registers
-//! with spilling), `spill` (spill code and slots), `spill_cost`; `checker` proves every rewrite independently; `driver`
+//! with spilling), `spill` (spill code and slots), `spill_cost`;
+//! `promote` judges the middle end's loops and calls over local arrays; `checker` proves every rewrite independently; `driver`
 //! strings them together for one function. The random-program generator and
 //! the interpreter the semantic tests use live in `testkit/`, outside the
 //! plugin.
@@ -33,6 +34,7 @@ pub mod liveness;
 pub mod options;
 pub mod plugin;
 pub mod pressure;
+pub mod promote;
 pub mod report;
 pub mod rewrite;
 pub mod spill;

@@ -149,6 +149,16 @@ pub struct Options {
     /// it). Acts in the middle end (clang `-fpass-plugin`, opt), not in llc;
     /// `__noinline__` holds.
     pub inline_always: bool,
+    /// Whether `nvregalloc-promote-locals` may unroll the function's loops
+    /// over local arrays and inline its calls that take a local's address,
+    /// so that the locals become registers (`promote=off` in a
+    /// function-options file stops it for the function;
+    /// `-nvregalloc-promote-locals=false` for all). On by default: local
+    /// memory is where clang's CUDA loses most to nvcc's (see `promote`).
+    /// The unrolled or inlined code can take more registers, which only
+    /// ptxas can weigh against the local accesses it saves. Acts in the
+    /// middle end (clang `-fpass-plugin`, opt), not in llc.
+    pub promote_locals: bool,
 }
 
 impl Default for Options {
@@ -183,6 +193,7 @@ impl Default for Options {
             loop_unrolling: true,
             pressure_scheduling: false,
             inline_always: false,
+            promote_locals: true,
         }
     }
 }
@@ -211,8 +222,9 @@ impl Options {
 /// `Options::register_cap`), `lsr` (`on` | `off`: see
 /// `Options::loop_strength_reduction`), `unroll` (`on` | `off`: see
 /// `Options::loop_unrolling`), `sched` (`source` | `pressure`: see
-/// `Options::pressure_scheduling`) and `inline` (`auto` | `always`: see
-/// `Options::inline_always`). A function the file does not name takes
+/// `Options::pressure_scheduling`), `inline` (`auto` | `always`: see
+/// `Options::inline_always`) and `promote` (`on` | `off`: see
+/// `Options::promote_locals`). A function the file does not name takes
 /// the line named `*`, if any, else keeps the command line's options.
 /// `scripts/tune` writes such files from what ptxas makes of each choice.
 pub mod per_function {
@@ -281,12 +293,12 @@ pub mod per_function {
             "color" => &["rename", "off"],
             "pressure" => &["relieve", "off"],
             "undefined" => &["apart", "shared"],
-            "lsr" | "unroll" => &["on", "off"],
+            "lsr" | "unroll" | "promote" => &["on", "off"],
             "sched" => &["source", "pressure"],
             "inline" => &["auto", "always"],
             _ => {
                 return Err(format!(
-                    "unknown option '{key}' (known: coalesce, color, pressure, undefined, cap, lsr, unroll, sched, inline)"
+                    "unknown option '{key}' (known: coalesce, color, pressure, undefined, cap, lsr, unroll, sched, inline, promote)"
                 ))
             }
         };
@@ -319,6 +331,7 @@ pub mod per_function {
                     ("unroll", value) => options.loop_unrolling = value == "on",
                     ("sched", value) => options.pressure_scheduling = value == "pressure",
                     ("inline", value) => options.inline_always = value == "always",
+                    ("promote", value) => options.promote_locals = value == "on",
                     (_, value) => options.undefined_apart = value == "apart",
                 }
             }

@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bump on any change to a struct below or to the meaning of a field. */
-#define NVRA_ABI_VERSION 17u
+#define NVRA_ABI_VERSION 18u
 
 /* Sentinel for "no register" / "no tie" in 32-bit index fields. */
 #define NVRA_NONE 0xffffffffu
@@ -304,12 +304,74 @@ typedef enum NvraIrChoice {
   NVRA_CHOICE_UNROLL_OFF = 1,     /* unroll=off: loops left rolled */
   NVRA_CHOICE_SCHED_PRESSURE = 2, /* sched=pressure: list-burr in ISel */
   NVRA_CHOICE_INLINE_ALWAYS = 3,  /* inline=always: every call site */
+  NVRA_CHOICE_PROMOTE_OFF = 4,    /* promote=off: local arrays left to LLVM */
 } NvraIrChoice;
 
 /* 1 if the function-options file makes `choice` for the IR function name
  * (name_len bytes), else 0 (also on any error: LLVM's own behaviour). */
 uint32_t nvra_makes_ir_choice(const NvraOptions *options, const char *name,
                               size_t name_len, uint32_t choice);
+
+/* nvregalloc-promote-locals: the middle end's choices that decide whether a
+ * local array (an alloca) can become registers. The shim reports facts about
+ * a loop or a call site; the core judges them against these limits. */
+
+/* The limits' defaults, the shim's cl::init values (stated only here). */
+#define NVRA_PROMOTE_DEFAULT_MAX_TRIP_COUNT 32u
+#define NVRA_PROMOTE_DEFAULT_MAX_UNROLLED_INSTS 4000u
+#define NVRA_PROMOTE_DEFAULT_MAX_ARRAY_BYTES 1024u
+#define NVRA_PROMOTE_DEFAULT_INLINE_BUDGET 8000u
+
+typedef struct NvraPromoteLimits {
+  uint32_t max_trip_count;     /* full unroll: at most this many iterations */
+  uint32_t max_unrolled_insts; /* full unroll: IR instructions once unrolled */
+  uint64_t max_array_bytes;    /* full unroll: the largest local array */
+  uint32_t inline_budget;      /* IR instructions inlined per caller */
+  uint32_t reserved;
+} NvraPromoteLimits;
+
+/* A loop that addresses a local array at an offset that varies in it. */
+typedef struct NvraLocalLoop {
+  uint32_t trip_count;  /* constant trip count; 0: not a constant */
+  uint32_t body_insts;  /* IR instructions of one iteration, inner loops with
+                           constant trip counts counted that many times */
+  uint64_t array_bytes; /* the largest local array it addresses so */
+} NvraLocalLoop;
+
+typedef enum NvraLoopVerdict {
+  NVRA_LOOP_FULL_UNROLL = 0,     /* mark for full unrolling */
+  NVRA_LOOP_KEEP_WIDE = 1,       /* runtime trip count: the array stays in
+                                    memory; no runtime unrolling or
+                                    vectorizing into narrow accesses */
+  NVRA_LOOP_TOO_MANY_TRIPS = 2,  /* left to LLVM: the verdicts from here on */
+  NVRA_LOOP_ARRAY_TOO_BIG = 3,
+  NVRA_LOOP_UNROLLED_TOO_BIG = 4,
+} NvraLoopVerdict;
+
+/* NvraLoopVerdict for the loop; NVRA_LOOP_TOO_MANY_TRIPS on a panic or a
+ * mismatched ABI. */
+uint32_t nvra_judge_local_loop(uint32_t abi_version,
+                               const NvraPromoteLimits *limits,
+                               const NvraLocalLoop *loop);
+
+/* A call that takes a pointer into one of its caller's local allocas. */
+typedef struct NvraLocalCall {
+  uint32_t callee_insts; /* IR instructions of the callee */
+  uint32_t recursive;    /* bool: the callee can reach itself or the caller */
+} NvraLocalCall;
+
+typedef enum NvraCallVerdict {
+  NVRA_CALL_INLINE = 0,      /* mark the call site always-inline */
+  NVRA_CALL_RECURSIVE = 1,   /* left to LLVM: the verdicts from here on */
+  NVRA_CALL_OVER_BUDGET = 2,
+} NvraCallVerdict;
+
+/* Writes one NvraCallVerdict per call of one caller into verdicts[0 .. n);
+ * all NVRA_CALL_OVER_BUDGET on a panic or a mismatched ABI. */
+void nvra_choose_local_calls(uint32_t abi_version,
+                             const NvraPromoteLimits *limits,
+                             const NvraLocalCall *calls, uint32_t n,
+                             uint32_t *verdicts);
 
 /* The shim hands its PassBuilder callback (a function taking a
  * llvm::PassBuilder *) to the plugin's entry point, which the Rust side

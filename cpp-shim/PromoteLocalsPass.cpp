@@ -1,0 +1,417 @@
+//===- PromoteLocalsPass.cpp - nvregalloc-promote-locals ----------------===//
+//
+// Local arrays into registers, in the middle end (clang -fpass-plugin, opt),
+// for NVPTX only, on by default. The core's promote module says why and
+// decides; this file finds the facts and applies the verdicts:
+// - nvregalloc-promote-locals-calls, a module pass after the early
+//   per-function cleanup (SROA has run, so an alloca still there is one whose
+//   address escapes or whose offsets vary) and before the inliner: each call
+//   that takes a pointer into one of its caller's allocas is reported, with
+//   the callee's size and whether it is recursive; the calls the core picks
+//   within the caller's budget get the call-site attribute alwaysinline,
+//   which LLVM's inliners honour.
+// - nvregalloc-promote-locals-loops, a loop pass at the end of loop
+//   simplification, right before the full unroller (as nvregalloc-unroll-gate):
+//   each loop that addresses an alloca at an offset that varies in the loop
+//   is reported with its constant trip count, its size and the array's; the
+//   core's verdict becomes llvm.loop.unroll.full (SROA, after the unroller,
+//   then turns the array into scalars), or, where the trip count is not a
+//   constant and the array stays in memory, llvm.loop.unroll.runtime.disable
+//   and llvm.loop.vectorize.enable=false, and the array aligned to 16 bytes
+//   as nvcc aligns it, so that its accesses stay as wide as the source has
+//   them.
+// A loop or call the source already decides for (unroll pragmas, noinline,
+// optnone) keeps its decision. Each verdict is a remark.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Passes.h"
+#include "RustBridge.h"
+
+#include "llvm/ADT/SCCIterator.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Analysis/CallGraph.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/OptimizationRemarkEmitter.h"
+#include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Analysis/ScalarEvolutionExpressions.h"
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Metadata.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Transforms/Scalar/LoopPassManager.h"
+#include "llvm/Transforms/Utils/LoopUtils.h"
+
+using namespace llvm;
+
+namespace nvregalloc {
+
+static cl::opt<bool> PromoteLocals(
+    "nvregalloc-promote-locals",
+    cl::desc("Unroll loops over local arrays and inline calls taking a "
+             "local's address, so that the locals become registers "
+             "(promote=off in a function-options file: not for that function)"),
+    cl::init(true));
+
+static cl::opt<unsigned> MaxTripCount(
+    "nvregalloc-promote-max-trip-count",
+    cl::desc("Fully unroll loops over local arrays of at most this many "
+             "iterations"),
+    cl::init(NVRA_PROMOTE_DEFAULT_MAX_TRIP_COUNT));
+
+static cl::opt<unsigned> MaxUnrolledInsts(
+    "nvregalloc-promote-max-unrolled",
+    cl::desc("... and of at most this many IR instructions once unrolled"),
+    cl::init(NVRA_PROMOTE_DEFAULT_MAX_UNROLLED_INSTS));
+
+static cl::opt<uint64_t> MaxArrayBytes(
+    "nvregalloc-promote-max-array-bytes",
+    cl::desc("... over arrays of at most this many bytes"),
+    cl::init(NVRA_PROMOTE_DEFAULT_MAX_ARRAY_BYTES));
+
+static cl::opt<unsigned> InlineBudget(
+    "nvregalloc-promote-inline-budget",
+    cl::desc("IR instructions inlined into one caller for calls taking a "
+             "local's address"),
+    cl::init(NVRA_PROMOTE_DEFAULT_INLINE_BUDGET));
+
+namespace {
+constexpr const char CallsPassArg[] = "nvregalloc-promote-locals-calls";
+constexpr const char LoopsPassArg[] = "nvregalloc-promote-locals-loops";
+
+NvraPromoteLimits limits() {
+  NvraPromoteLimits L{};
+  L.max_trip_count = MaxTripCount;
+  L.max_unrolled_insts = MaxUnrolledInsts;
+  L.max_array_bytes = MaxArrayBytes;
+  L.inline_budget = InlineBudget;
+  return L;
+}
+
+bool promotes(const Function &F) {
+  return PromoteLocals && F.getParent()->getTargetTriple().isNVPTX() &&
+         !makesIrChoice(F, NVRA_CHOICE_PROMOTE_OFF);
+}
+
+/// The alloca of \p F that \p Ptr points into, if any, and its size.
+const AllocaInst *localArray(const Value *Ptr, const Function &F,
+                             uint64_t &Bytes) {
+  const auto *Alloca = dyn_cast<AllocaInst>(getUnderlyingObject(Ptr));
+  if (!Alloca || Alloca->getFunction() != &F)
+    return nullptr;
+  std::optional<TypeSize> Size =
+      Alloca->getAllocationSize(F.getDataLayout());
+  if (!Size || Size->isScalable())
+    return nullptr;
+  Bytes = Size->getFixedValue();
+  return Alloca;
+}
+
+/// The memory operands of \p I: a load's or store's address, a memory
+/// intrinsic's destination and source.
+SmallVector<const Value *, 2> addresses(const Instruction &I) {
+  if (const auto *Load = dyn_cast<LoadInst>(&I))
+    return {Load->getPointerOperand()};
+  if (const auto *Store = dyn_cast<StoreInst>(&I))
+    return {Store->getPointerOperand()};
+  if (const auto *Transfer = dyn_cast<MemTransferInst>(&I))
+    return {Transfer->getRawDest(), Transfer->getRawSource()};
+  if (const auto *Set = dyn_cast<MemSetInst>(&I))
+    return {Set->getRawDest()};
+  return {};
+}
+
+class PromoteLocalsCallsPass : public PassInfoMixin<PromoteLocalsCallsPass> {
+public:
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
+    if (!PromoteLocals || !M.getTargetTriple().isNVPTX())
+      return PreservedAnalyses::all();
+    // A function in a call-graph cycle can reach itself: inlining it for
+    // its caller would not end.
+    CallGraph Graph(M);
+    SmallPtrSet<const Function *, 8> Recursive;
+    for (auto SCC = scc_begin(&Graph); !SCC.isAtEnd(); ++SCC)
+      if (SCC.hasCycle())
+        for (const CallGraphNode *Node : *SCC)
+          if (const Function *F = Node->getFunction())
+            Recursive.insert(F);
+
+    NvraPromoteLimits Limits = limits();
+    bool Changed = false;
+    for (Function &Caller : M) {
+      if (Caller.isDeclaration() || !promotes(Caller))
+        continue;
+      SmallVector<CallBase *, 8> Sites;
+      SmallVector<NvraLocalCall, 8> Facts;
+      SmallVector<uint64_t, 8> SiteBytes;
+      for (Instruction &I : instructions(Caller)) {
+        auto *Call = dyn_cast<CallBase>(&I);
+        Function *Callee = Call ? Call->getCalledFunction() : nullptr;
+        if (!Callee || Callee->isDeclaration() ||
+            Callee->hasFnAttribute(Attribute::NoInline) ||
+            Callee->hasFnAttribute(Attribute::OptimizeNone) ||
+            Call->hasFnAttr(Attribute::AlwaysInline) ||
+            Call->isNoInline())
+          continue;
+        uint64_t Bytes = 0, Largest = 0;
+        for (const Use &Arg : Call->args())
+          if (Arg->getType()->isPointerTy() &&
+              localArray(Arg.get(), Caller, Bytes))
+            Largest = std::max(Largest, Bytes);
+        if (Largest == 0)
+          continue;
+        Sites.push_back(Call);
+        SiteBytes.push_back(Largest);
+        NvraLocalCall Fact{};
+        Fact.callee_insts = Callee->getInstructionCount();
+        Fact.recursive = Recursive.contains(Callee) || Callee == &Caller;
+        Facts.push_back(Fact);
+      }
+      if (Sites.empty())
+        continue;
+      SmallVector<uint32_t, 8> Verdicts(Sites.size());
+      nvra_choose_local_calls(NVRA_ABI_VERSION, &Limits, Facts.data(),
+                              Facts.size(), Verdicts.data());
+      unsigned Before = Caller.getInstructionCount(), Added = 0;
+      for (size_t I = 0; I != Sites.size(); ++I)
+        if (Verdicts[I] == NVRA_CALL_INLINE)
+          Added += Facts[I].callee_insts;
+      for (size_t I = 0; I != Sites.size(); ++I) {
+        CallBase &Call = *Sites[I];
+        StringRef Callee = Call.getCalledFunction()->getName();
+        if (Verdicts[I] == NVRA_CALL_INLINE) {
+          Call.addFnAttr(Attribute::AlwaysInline);
+          Changed = true;
+          M.getContext().diagnose(
+              OptimizationRemark(CallsPassArg, "InlineForLocal", &Call)
+              << "call to " << Callee << " takes a local's address ("
+              << ore::NV("LocalBytes", SiteBytes[I]) << " bytes): inlined ("
+              << ore::NV("CalleeInsts", Facts[I].callee_insts)
+              << " instructions; caller " << ore::NV("CallerBefore", Before)
+              << " -> about " << ore::NV("CallerAfter", Before + Added) << ")");
+        } else {
+          M.getContext().diagnose(
+              OptimizationRemarkMissed(CallsPassArg, "InlineForLocal", &Call)
+              << "call to " << Callee << " takes a local's address ("
+              << ore::NV("LocalBytes", SiteBytes[I]) << " bytes): left to LLVM ("
+              << (Verdicts[I] == NVRA_CALL_RECURSIVE
+                      ? "recursive"
+                      : "over the caller's budget of")
+              << (Verdicts[I] == NVRA_CALL_RECURSIVE
+                      ? ""
+                      : " " + std::to_string(InlineBudget) + " instructions")
+              << ")");
+        }
+      }
+    }
+    return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+  }
+};
+
+/// IR instructions of one iteration of \p L, inner loops with a constant
+/// trip count counted that many times.
+uint64_t iterationSize(const Loop &L, ScalarEvolution &SE) {
+  uint64_t Size = 0;
+  for (const BasicBlock *BB : L.blocks())
+    Size += BB->size();
+  // Inner loops' blocks count once per iteration of theirs.
+  for (const Loop *Inner : L.getSubLoops()) {
+    uint64_t Once = 0;
+    for (const BasicBlock *BB : Inner->blocks())
+      Once += BB->size();
+    unsigned Trips = SE.getSmallConstantTripCount(Inner);
+    Size += iterationSize(*Inner, SE) * std::max(Trips, 1u) - Once;
+  }
+  return Size;
+}
+
+/// Whether \p Offset becomes a constant once the loops it varies in are
+/// unrolled fully: built from constants and affine recurrences with
+/// constant starts and steps whose loops have constant trip counts.
+bool constantOnceUnrolled(const SCEV *Offset, ScalarEvolution &SE) {
+  if (isa<SCEVConstant>(Offset))
+    return true;
+  if (const auto *Rec = dyn_cast<SCEVAddRecExpr>(Offset))
+    return Rec->isAffine() && SE.getSmallConstantTripCount(Rec->getLoop()) &&
+           constantOnceUnrolled(Rec->getStart(), SE) &&
+           isa<SCEVConstant>(Rec->getStepRecurrence(SE));
+  if (isa<SCEVAddExpr, SCEVMulExpr, SCEVCastExpr>(Offset))
+    return all_of(Offset->operands(), [&](const SCEV *Op) {
+      return constantOnceUnrolled(Op, SE);
+    });
+  return false;
+}
+
+/// Whether every access to \p Alloca is at an offset that is constant, or
+/// becomes one once constant-trip loops are unrolled, and its address goes
+/// nowhere else: what SROA needs, after unrolling, to make it scalars.
+bool promotableOnceUnrolled(const AllocaInst &Alloca, ScalarEvolution &SE) {
+  SmallVector<const Value *, 16> Work{&Alloca};
+  SmallPtrSet<const Value *, 16> Seen{&Alloca};
+  const SCEV *Base = SE.getSCEV(const_cast<AllocaInst *>(&Alloca));
+  auto Resolvable = [&](const Value *Ptr) {
+    const SCEV *Offset =
+        SE.getMinusSCEV(SE.getSCEV(const_cast<Value *>(Ptr)), Base);
+    return !isa<SCEVCouldNotCompute>(Offset) &&
+           constantOnceUnrolled(Offset, SE);
+  };
+  while (!Work.empty()) {
+    const Value *Ptr = Work.pop_back_val();
+    for (const User *U : Ptr->users()) {
+      if (isa<GetElementPtrInst, BitCastInst, AddrSpaceCastInst, PHINode,
+              SelectInst>(U)) {
+        if (Seen.insert(U).second)
+          Work.push_back(U);
+        continue;
+      }
+      if (const auto *Load = dyn_cast<LoadInst>(U)) {
+        if (!Load->isSimple() || !Resolvable(Ptr))
+          return false;
+        continue;
+      }
+      if (const auto *Store = dyn_cast<StoreInst>(U)) {
+        if (!Store->isSimple() || Store->getValueOperand() == Ptr ||
+            !Resolvable(Ptr))
+          return false;
+        continue;
+      }
+      if (const auto *Intrinsic = dyn_cast<IntrinsicInst>(U)) {
+        if (Intrinsic->isLifetimeStartOrEnd() ||
+            Intrinsic->isDroppable())
+          continue;
+        if (isa<MemIntrinsic>(Intrinsic) && Resolvable(Ptr))
+          continue;
+      }
+      return false; // an escape: a call, ptrtoint, a compare, ...
+    }
+  }
+  return true;
+}
+
+class PromoteLocalsLoopsPass : public PassInfoMixin<PromoteLocalsLoopsPass> {
+public:
+  PreservedAnalyses run(Loop &L, LoopAnalysisManager &,
+                        LoopStandardAnalysisResults &AR, LPMUpdater &) {
+    Function &F = *L.getHeader()->getParent();
+    if (hasUnrollTransformation(&L) != TM_Unspecified || !promotes(F))
+      return PreservedAnalyses::all();
+    // The arrays the loop addresses at an offset that varies in it: with a
+    // constant trip count, those that unrolling can make scalars.
+    unsigned Trips = AR.SE.getSmallConstantTripCount(&L);
+    SmallPtrSet<AllocaInst *, 4> Arrays, Judged;
+    uint64_t Largest = 0;
+    for (const BasicBlock *BB : L.blocks())
+      for (const Instruction &I : *BB)
+        for (const Value *Ptr : addresses(I)) {
+          uint64_t Bytes = 0;
+          auto *Alloca =
+              const_cast<AllocaInst *>(localArray(Ptr, F, Bytes));
+          if (!Alloca || Arrays.contains(Alloca) ||
+              AR.SE.isLoopInvariant(AR.SE.getSCEV(const_cast<Value *>(Ptr)),
+                                    &L) ||
+              !Judged.insert(Alloca).second)
+            continue;
+          if (Trips && !promotableOnceUnrolled(*Alloca, AR.SE))
+            continue;
+          Arrays.insert(Alloca);
+          Largest = std::max(Largest, Bytes);
+        }
+    if (Arrays.empty())
+      return PreservedAnalyses::all();
+
+    NvraLocalLoop Facts{};
+    Facts.trip_count = Trips;
+    uint64_t Size = iterationSize(L, AR.SE);
+    Facts.body_insts = Size > UINT32_MAX ? UINT32_MAX : Size;
+    Facts.array_bytes = Largest;
+    NvraPromoteLimits Limits = limits();
+    uint32_t Verdict = nvra_judge_local_loop(NVRA_ABI_VERSION, &Limits, &Facts);
+
+    LLVMContext &Context = F.getContext();
+    auto Mark = [&](StringRef Name, Metadata *Value) {
+      SmallVector<Metadata *, 2> Operands{MDString::get(Context, Name)};
+      if (Value)
+        Operands.push_back(Value);
+      return MDNode::get(Context, Operands);
+    };
+    switch (Verdict) {
+    case NVRA_LOOP_FULL_UNROLL: {
+      MDNode *Full = Mark("llvm.loop.unroll.full", nullptr);
+      L.setLoopID(makePostTransformationMetadata(Context, L.getLoopID(), {},
+                                                 {Full}));
+      Context.diagnose(
+          OptimizationRemark(LoopsPassArg, "UnrollForLocal", L.getStartLoc(),
+                             L.getHeader())
+          << "function " << F.getName() << ": loop over a "
+          << ore::NV("ArrayBytes", Largest) << "-byte local array, "
+          << ore::NV("TripCount", Facts.trip_count) << " iterations of "
+          << ore::NV("IterationInsts", Facts.body_insts)
+          << " instructions: unrolled fully (about "
+          << ore::NV("UnrolledInsts",
+                     uint64_t(Facts.trip_count) * Facts.body_insts)
+          << " instructions)");
+      break;
+    }
+    case NVRA_LOOP_KEEP_WIDE: {
+      Metadata *False = ConstantAsMetadata::get(
+          ConstantInt::getFalse(Context));
+      MDNode *Marks[] = {Mark("llvm.loop.unroll.runtime.disable", nullptr),
+                         Mark("llvm.loop.vectorize.enable", False)};
+      L.setLoopID(
+          makePostTransformationMetadata(Context, L.getLoopID(), {}, Marks));
+      for (AllocaInst *Alloca : Arrays)
+        if (Alloca->getAlign() < Align(16) && Largest >= 16)
+          Alloca->setAlignment(Align(16));
+      Context.diagnose(OptimizationRemark(LoopsPassArg, "KeepLocalWide",
+                                          L.getStartLoc(), L.getHeader())
+                       << "function " << F.getName()
+                       << ": loop over a local array with a trip count that "
+                          "is not a constant: no runtime unrolling or "
+                          "vectorizing, array aligned to 16 bytes");
+      break;
+    }
+    default:
+      Context.diagnose(
+          OptimizationRemarkMissed(LoopsPassArg, "UnrollForLocal",
+                                   L.getStartLoc(), L.getHeader())
+          << "function " << F.getName() << ": loop over a "
+          << ore::NV("ArrayBytes", Largest) << "-byte local array, "
+          << ore::NV("TripCount", Facts.trip_count) << " iterations of "
+          << ore::NV("IterationInsts", Facts.body_insts)
+          << " instructions: left to LLVM ("
+          << (Verdict == NVRA_LOOP_TOO_MANY_TRIPS ? "too many iterations"
+              : Verdict == NVRA_LOOP_ARRAY_TOO_BIG
+                  ? "array too big for registers"
+                  : "too big once unrolled")
+          << ")");
+      return PreservedAnalyses::all();
+    }
+    // Loop metadata and an alloca's alignment are no analysis's input.
+    return PreservedAnalyses::all();
+  }
+};
+} // namespace
+
+void registerPromoteLocals(PassBuilder &Builder) {
+  registerPassName<ModulePassManager, PromoteLocalsCallsPass>(Builder,
+                                                              CallsPassArg);
+  registerPassName<LoopPassManager, PromoteLocalsLoopsPass>(Builder,
+                                                            LoopsPassArg);
+  Builder.registerPipelineEarlySimplificationEPCallback(
+      [](ModulePassManager &MPM, OptimizationLevel Level, ThinOrFullLTOPhase) {
+        if (Level != OptimizationLevel::O0)
+          MPM.addPass(PromoteLocalsCallsPass());
+      });
+  Builder.registerLateLoopOptimizationsEPCallback(
+      [](LoopPassManager &LPM, OptimizationLevel) {
+        LPM.addPass(PromoteLocalsLoopsPass());
+      });
+}
+
+} // namespace nvregalloc

@@ -1,0 +1,155 @@
+//! Local arrays into registers: the decisions of `nvregalloc-promote-locals`.
+//!
+//! ptxas keeps a local array in registers only when every access to it has
+//! a constant offset; LLVM's SROA does the same in the middle end. Two of
+//! LLVM's NVPTX choices leave offsets that vary, where nvcc leaves none:
+//! - a loop with a small constant trip count that indexes the array by its
+//!   induction variable stays rolled when its body is over the full
+//!   unroller's threshold;
+//! - a call that takes the array's address (or a scalar's, `&out`) stays a
+//!   call when the inliner finds the callee too big, so the array must live
+//!   in memory for the callee to address it.
+//!
+//! The shim reports such loops and calls (`LocalLoop`, `LocalCall`) and
+//! applies the verdicts: a loop marked for full unrolling, a call site
+//! marked always-inline. LLVM's AMDGPU target makes the same two trades for
+//! its private memory through its TargetTransformInfo (a higher unroll
+//! threshold for loops over allocas, an inlining bonus for calls taking
+//! them); NVPTX's has neither, so the plugin decides per loop and per call.
+//! This module knows no LLVM: facts in, verdicts out.
+
+/// The bounds on code growth (`-nvregalloc-promote-*` in the shim, whose
+/// defaults `nvregalloc.h` states).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Full unrolling: at most this many iterations.
+    pub max_trip_count: u32,
+    /// Full unrolling: at most this many IR instructions once unrolled.
+    pub max_unrolled_insts: u32,
+    /// Full unrolling: arrays larger than this cannot become registers
+    /// anyway (255 per thread), so their loops are left to LLVM.
+    pub max_array_bytes: u64,
+    /// IR instructions that may be inlined into one caller for its locals.
+    pub inline_budget: u32,
+}
+
+/// A loop that addresses a local array at an offset varying in the loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LocalLoop {
+    /// `None`: the trip count is not a constant.
+    pub trip_count: Option<u32>,
+    /// IR instructions of one iteration (inner loops with a constant trip
+    /// count counted that many times).
+    pub body_insts: u32,
+    /// The largest local array the loop addresses so, in bytes.
+    pub array_bytes: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoopVerdict {
+    /// Unroll fully: every offset becomes a constant, and SROA then turns
+    /// the array into scalars.
+    FullUnroll,
+    /// The trip count is not a constant, so the array stays in memory: keep
+    /// the loop's accesses as the source has them, wide and aligned, rather
+    /// than split by runtime unrolling or vectorizing into narrow scalar
+    /// ones (nvcc makes several times fewer local accesses on such loops).
+    KeepWide,
+    TooManyTrips,
+    ArrayTooBig,
+    UnrolledTooBig,
+}
+
+/// What to do with one loop over a local array.
+pub fn judge_loop(l: &LocalLoop, limits: &Limits) -> LoopVerdict {
+    let Some(trips) = l.trip_count else { return LoopVerdict::KeepWide };
+    if trips > limits.max_trip_count {
+        LoopVerdict::TooManyTrips
+    } else if l.array_bytes > limits.max_array_bytes {
+        LoopVerdict::ArrayTooBig
+    } else if u64::from(trips) * u64::from(l.body_insts) > u64::from(limits.max_unrolled_insts) {
+        LoopVerdict::UnrolledTooBig
+    } else {
+        LoopVerdict::FullUnroll
+    }
+}
+
+/// A call that takes a pointer into one of its caller's local allocas.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LocalCall {
+    pub callee_insts: u32,
+    /// The callee can reach itself or its caller: inlining would not end.
+    pub recursive: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallVerdict {
+    Inline,
+    Recursive,
+    OverBudget,
+}
+
+/// The verdicts on one caller's calls, in their order. Within the caller's
+/// budget the smallest callees go first: each inlined call can free a local
+/// of its own, and many small ones free more locals than one big one.
+pub fn choose_calls(calls: &[LocalCall], limits: &Limits) -> Vec<CallVerdict> {
+    let mut verdicts: Vec<CallVerdict> =
+        calls.iter().map(|c| if c.recursive { CallVerdict::Recursive } else { CallVerdict::OverBudget }).collect();
+    let mut order: Vec<usize> = (0..calls.len()).filter(|&i| !calls[i].recursive).collect();
+    order.sort_by_key(|&i| (calls[i].callee_insts, i));
+    let mut spent = 0u64;
+    for i in order {
+        let cost = u64::from(calls[i].callee_insts);
+        if spent + cost > u64::from(limits.inline_budget) {
+            break;
+        }
+        spent += cost;
+        verdicts[i] = CallVerdict::Inline;
+    }
+    verdicts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LIMITS: Limits =
+        Limits { max_trip_count: 32, max_unrolled_insts: 4000, max_array_bytes: 1024, inline_budget: 100 };
+
+    fn lp(trips: Option<u32>, body: u32, bytes: u64) -> LocalLoop {
+        LocalLoop { trip_count: trips, body_insts: body, array_bytes: bytes }
+    }
+
+    #[test]
+    fn small_constant_loops_unroll_fully() {
+        assert_eq!(judge_loop(&lp(Some(4), 130, 64), &LIMITS), LoopVerdict::FullUnroll);
+        assert_eq!(judge_loop(&lp(Some(32), 125, 1024), &LIMITS), LoopVerdict::FullUnroll);
+    }
+
+    #[test]
+    fn each_limit_leaves_the_loop_to_llvm() {
+        assert_eq!(judge_loop(&lp(Some(33), 10, 64), &LIMITS), LoopVerdict::TooManyTrips);
+        assert_eq!(judge_loop(&lp(Some(4), 10, 1025), &LIMITS), LoopVerdict::ArrayTooBig);
+        assert_eq!(judge_loop(&lp(Some(32), 126, 64), &LIMITS), LoopVerdict::UnrolledTooBig);
+    }
+
+    #[test]
+    fn runtime_trip_counts_keep_accesses_wide() {
+        assert_eq!(judge_loop(&lp(None, 10, 1 << 20), &LIMITS), LoopVerdict::KeepWide);
+    }
+
+    #[test]
+    fn smallest_callees_first_within_the_budget() {
+        let call = |n, recursive| LocalCall { callee_insts: n, recursive };
+        let calls = [call(60, false), call(30, false), call(5, true), call(50, false), call(20, false)];
+        use CallVerdict::*;
+        // 20 + 30 + 50 = 100 fits; 60 would not.
+        assert_eq!(choose_calls(&calls, &LIMITS), [OverBudget, Inline, Recursive, Inline, Inline]);
+    }
+
+    #[test]
+    fn a_callee_over_the_whole_budget_stays_a_call() {
+        let calls = [LocalCall { callee_insts: 101, recursive: false }];
+        assert_eq!(choose_calls(&calls, &LIMITS), [CallVerdict::OverBudget]);
+    }
+}

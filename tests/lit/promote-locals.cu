@@ -1,0 +1,123 @@
+// nvregalloc-promote-locals, on by default in the middle end: a local array
+// whose offsets vary stays in local memory (a PTX __local_depot, LDL/STL in
+// SASS) where nvcc keeps it in registers. Each kernel below is one pattern
+// behind that; each keeps its depot with the pass off (STOCK) and has none
+// with it, but the runtime-bounded array, which only keeps its accesses as
+// wide as the source has them.
+// REQUIRES: cuda
+// RUN: %clang_cuda -fpass-plugin=%plugin -S %s -o - -Rpass=nvregalloc-promote -Rpass-missed=nvregalloc-promote \
+// RUN:   2>%t.remarks | FileCheck %s
+// RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
+// RUN: %clang_cuda -fpass-plugin=%plugin -mllvm -nvregalloc-promote-locals=false -S %s -o - | FileCheck %s --check-prefix=STOCK
+// promote=off in a function-options file turns it off for one function.
+// RUN: printf '_Z11rolled_loopPKfPf promote=off\n' > %t.nvra
+// RUN: %clang_cuda -fpass-plugin=%plugin -mllvm -nvregalloc-function-options=%t.nvra -S %s -o - | FileCheck %s --check-prefix=OFF
+// The limits are options: with at most 8 iterations the first two loops stay rolled.
+// RUN: %clang_cuda -fpass-plugin=%plugin -mllvm -nvregalloc-promote-max-trip-count=8 -S %s -o - \
+// RUN:   -Rpass-missed=nvregalloc-promote 2>&1 >/dev/null | FileCheck %s --check-prefix=TRIPS
+
+// 1. A loop of 16 iterations indexes the array by its induction variable;
+// its body is over the full unroller's threshold, so it stays rolled.
+// CHECK-LABEL: .entry _Z11rolled_loopPKfPf(
+// CHECK-NOT:   __local_depot
+// STOCK-LABEL: .entry _Z11rolled_loopPKfPf(
+// STOCK:       __local_depot
+// OFF-LABEL:   .entry _Z11rolled_loopPKfPf(
+// OFF:         __local_depot
+// OFF-LABEL:   .entry _Z11pointer_phiPKfPf(
+// OFF-NOT:     __local_depot
+// OFF-LABEL:   .entry _Z13address_takenPKfPf(
+// REMARK-DAG:    promote-locals.cu:[[@LINE+5]]:3: remark: function _Z11rolled_loopPKfPf: loop over a 64-byte local array, 16 iterations of {{[0-9]+}} instructions: unrolled fully
+// TRIPS:       remark: function _Z11rolled_loopPKfPf: loop over a 64-byte local array, 16 iterations of {{[0-9]+}} instructions: left to LLVM (too many iterations)
+__global__ void rolled_loop(const float *in, float *out) {
+  float acc[16];
+  int t = threadIdx.x;
+  for (int i = 0; i < 16; ++i) {
+    float x = in[t * 16 + i];
+    acc[i] = erff(x) + expf(x * 0.5f) * logf(x + 2.f);
+  }
+  float s = 0.f;
+  for (int i = 0; i < 16; ++i)
+    s += acc[i] * acc[15 - i];
+  out[t] = s;
+}
+
+// 2. The same with a pointer that walks the array (a pointer PHI).
+// CHECK-LABEL: .entry _Z11pointer_phiPKfPf(
+// CHECK-NOT:   __local_depot
+// STOCK-LABEL: .entry _Z11pointer_phiPKfPf(
+// STOCK:       __local_depot
+// REMARK-DAG:    promote-locals.cu:[[@LINE+5]]:3: remark: function _Z11pointer_phiPKfPf: loop over a 64-byte local array, 16 iterations of {{[0-9]+}} instructions: unrolled fully
+__global__ void pointer_phi(const float *in, float *out) {
+  float acc[16];
+  int t = threadIdx.x;
+  const float *src = in + t * 16;
+  for (float *p = acc; p != acc + 16; ++p, ++src)
+    *p = erff(*src) + expf(*src * 0.5f) * logf(*src + 2.f);
+  float s = 0.f;
+  for (int i = 0; i < 16; ++i)
+    s += acc[i] * acc[15 - i];
+  out[t] = s;
+}
+
+// 3. A call that takes a local's address, to a callee the inliner finds
+// too big: the array must stay in memory for the callee to address it.
+// CHECK-LABEL: .entry _Z13address_takenPKfPf(
+// CHECK-NOT:   __local_depot
+// CHECK-NOT:   call
+// STOCK-LABEL: .entry _Z13address_takenPKfPf(
+// STOCK:       __local_depot
+// STOCK:       call
+// REMARK-DAG:    promote-locals.cu:[[@LINE+13]]:3: remark: call to _Z3bigPfPKfi takes a local's address (8 bytes): inlined ({{[0-9]+}} instructions; caller {{[0-9]+}} -> about {{[0-9]+}})
+// REMARK-DAG:    promote-locals.cu:[[@LINE+13]]:3: remark: call to _Z3bigPfPKfi takes a local's address (8 bytes): inlined
+__device__ void big(float *r, const float *in, int t) {
+  float x = in[t];
+#pragma unroll
+  for (int i = 0; i < 12; ++i) {
+    x = erff(x) * expf(x * 0.5f) + logf(fabsf(x) + 1.f) * tanhf(x);
+    r[i & 1] += x;
+  }
+}
+__global__ void address_taken(const float *in, float *out) {
+  float r[2] = {0.f, 0.f};
+  int t = threadIdx.x;
+  big(r, in, t);
+  big(r, in, t + 1);
+  out[t] = r[0] - r[1];
+}
+
+// 4. A recursive callee is never inlined for its caller's locals.
+// CHECK-LABEL: _Z5countPii(
+// CHECK-LABEL: .entry _Z9recursivePi(
+// CHECK:       call
+// REMARK-DAG:    promote-locals.cu:[[@LINE+7]]:12: remark: call to _Z5countPii takes a local's address (4 bytes): left to LLVM (recursive)
+__device__ int count(int *seen, int n) {
+  ++*seen;
+  return n <= 1 ? *seen : count(seen, n - 1) * count(seen, n - 2);
+}
+__global__ void recursive(int *out) {
+  int seen = 0;
+  out[0] = count(&seen, out[1]);
+}
+
+// 5. An array with a runtime bound stays in memory with or without the pass;
+// its loops keep one byte access per iteration rather than runtime
+// unrolled or vectorized copies of them, and the array is 16-byte aligned.
+// CHECK-LABEL: .entry _Z13runtime_boundPKhPhi(
+// CHECK:       .local .align 16 .b8 __local_depot{{[0-9]+}}[64];
+// CHECK-COUNT-1: st.local.b8
+// CHECK-NOT:   st.local
+// CHECK-COUNT-1: ld.local.b8
+// CHECK-NOT:   ld.local
+// CHECK:       ret;
+// STOCK-LABEL: .entry _Z13runtime_boundPKhPhi(
+// STOCK-COUNT-2: st.local.b8
+// REMARK-DAG:    promote-locals.cu:[[@LINE+6]]:3: remark: function _Z13runtime_boundPKhPhi: loop over a local array with a trip count that is not a constant: no runtime unrolling or vectorizing, array aligned to 16 bytes
+// REMARK-DAG:    promote-locals.cu:[[@LINE+6]]:3: remark: function _Z13runtime_boundPKhPhi: loop over a local array with a trip count that is not a constant
+// REMARK-NOT:  remark:
+__global__ void runtime_bound(const unsigned char *in, unsigned char *out, int n) {
+  unsigned char buf[64];
+  int t = threadIdx.x;
+  for (int i = 0; i < n; ++i) buf[i] = in[t * 64 + i] ^ 0x5a;
+  for (int i = 0; i < n; ++i) out[t * 64 + i] = buf[n - 1 - i];
+}
