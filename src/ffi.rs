@@ -19,8 +19,8 @@ use crate::driver::{self, Pass, Verdict};
 use crate::function::{
     Block, BlockData, Function, InstData, InstFlags, InstKind, Operand, OperandFlags, RegClass, VReg,
 };
-use crate::promote;
 use crate::options::{CoalesceMode, ColorMode, Fault, Options, PressureMode};
+use crate::promote;
 use crate::rewrite::{Insert, PassOutcome, Place, SpillOp};
 
 /// A result and everything it points to. `raw` comes first so that the

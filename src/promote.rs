@@ -93,8 +93,10 @@ pub enum CallVerdict {
 /// budget the smallest callees go first: each inlined call can free a local
 /// of its own, and many small ones free more locals than one big one.
 pub fn choose_calls(calls: &[LocalCall], limits: &Limits) -> Vec<CallVerdict> {
-    let mut verdicts: Vec<CallVerdict> =
-        calls.iter().map(|c| if c.recursive { CallVerdict::Recursive } else { CallVerdict::OverBudget }).collect();
+    let mut verdicts: Vec<CallVerdict> = calls
+        .iter()
+        .map(|c| if c.recursive { CallVerdict::Recursive } else { CallVerdict::OverBudget })
+        .collect();
     let mut order: Vec<usize> = (0..calls.len()).filter(|&i| !calls[i].recursive).collect();
     order.sort_by_key(|&i| (calls[i].callee_insts, i));
     let mut spent = 0u64;

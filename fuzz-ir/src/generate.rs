@@ -144,6 +144,9 @@ pub struct Generator<'a> {
     /// A local array of 8 `i32` (allocated and zeroed on first use).
     array: Option<LLVMValueRef>,
     callee: Option<Callee>,
+    /// `fill_local(ptr, i32)`, which writes a caller's local `[4 x i32]`
+    /// (made on first use).
+    filler: Option<(LLVMValueRef, LLVMTypeRef)>,
     /// Statements left to generate in the whole kernel.
     budget: u32,
     tid: LLVMValueRef,
@@ -171,6 +174,7 @@ pub fn generate<'ctx>(context: &'ctx Context, choices: &mut Choices) -> Module<'
             vars: Vec::new(),
             array: None,
             callee: None,
+            filler: None,
             budget: 0,
             tid: std::ptr::null_mut(),
             params: [std::ptr::null_mut(); 4],
@@ -352,7 +356,7 @@ impl Generator<'_> {
 
     unsafe fn stmt(&mut self, depth: u32, conv: Convergence) {
         let nested = depth < 3;
-        match self.choices.below(13) {
+        match self.choices.below(15) {
             1 if nested => self.if_else(depth),
             2 if nested => self.counted_loop(depth, conv),
             3 if nested => self.switch(depth),
@@ -366,6 +370,8 @@ impl Generator<'_> {
             12 if conv == Convergence::All => {
                 self.call("llvm.nvvm.barrier.cta.sync.aligned.all", &[], &mut [self.i32c(0)]);
             }
+            13 if nested => self.array_loops(depth, conv),
+            14 => self.call_with_local_array(depth),
             _ => {
                 let k = self.any_var();
                 self.assign(k, 2);
@@ -523,6 +529,119 @@ impl Generator<'_> {
             let v = self.load(self.int(32), p);
             self.store(v, self.vars[k].slot);
         }
+    }
+
+    /// `for (i = 0; i < trips; i++) body(i)`, `trips` a constant.
+    unsafe fn constant_loop(&mut self, trips: u32, mut body: impl FnMut(&mut Self, LLVMValueRef)) {
+        let i32t = self.int(32);
+        let before = LLVMGetInsertBlock(self.b);
+        // In the function being built: the kernel, or fill_local.
+        let func = LLVMGetBasicBlockParent(before);
+        let block = |name: &std::ffi::CStr| LLVMAppendBasicBlockInContext(self.ctx, func, name.as_ptr());
+        let (head, block, exit) = (block(c"cloop"), block(c"cbody"), block(c"cexit"));
+        LLVMBuildBr(self.b, head);
+        LLVMPositionBuilderAtEnd(self.b, head);
+        let i = LLVMBuildPhi(self.b, i32t, NO_NAME);
+        let go = LLVMBuildICmp(self.b, LLVMIntPredicate::LLVMIntSLT, i, self.i32c(i64::from(trips)), NO_NAME);
+        LLVMBuildCondBr(self.b, go, block, exit);
+        LLVMPositionBuilderAtEnd(self.b, block);
+        body(self, i);
+        let next = self.bin(LLVMOpcode::LLVMAdd, i, self.i32c(1));
+        let latch = LLVMGetInsertBlock(self.b);
+        LLVMBuildBr(self.b, head);
+        let mut values = [self.i32c(0), next];
+        let mut blocks = [before, latch];
+        LLVMAddIncoming(i, values.as_mut_ptr(), blocks.as_mut_ptr(), 2);
+        LLVMPositionBuilderAtEnd(self.b, exit);
+    }
+
+    /// `&array[index]` of an `[N x i32]` array.
+    unsafe fn element(&self, array: LLVMValueRef, index: LLVMValueRef) -> LLVMValueRef {
+        let offset = self.bin(LLVMOpcode::LLVMShl, index, self.i32c(2));
+        self.byte_gep(array, self.cast(LLVMOpcode::LLVMZExt, offset, self.int(64)))
+    }
+
+    /// A fresh local `[16 x i32]` filled by a loop of a constant trip count
+    /// indexing it by the induction variable, then read back by another (or
+    /// at a data-dependent index, which keeps it in memory): the rolled loops
+    /// over local arrays that nvregalloc-promote-locals unrolls. The loops are
+    /// uniform: their statements keep the convergence they are built in.
+    unsafe fn array_loops(&mut self, depth: u32, conv: Convergence) {
+        let trips = 2 + self.choices.below(15);
+        let array = self.entry_alloca(LLVMArrayType2(self.int(32), 16));
+        let d = depth.min(2);
+        let more = self.choices.below(3);
+        self.constant_loop(trips, |g, i| {
+            // Other statements too, so that the body can be over LLVM's
+            // full-unroll threshold.
+            g.stmts(more, depth + 1, conv);
+            let v = g.expr(Ty::I32, d);
+            let v = g.bin(LLVMOpcode::LLVMXor, v, i);
+            g.store(v, g.element(array, i));
+        });
+        let Some(k) = self.var_of(Ty::I32) else { return };
+        if self.choices.chance(3) {
+            // Data-dependent: masked into the part written.
+            let index = self.expr(Ty::I32, 1);
+            let index = LLVMBuildURem(self.b, index, self.i32c(i64::from(trips)), NO_NAME);
+            let v = self.load(self.int(32), self.element(array, index));
+            self.store(v, self.vars[k].slot);
+            return;
+        }
+        let slot = self.vars[k].slot;
+        self.constant_loop(trips, |g, i| {
+            let back = g.bin(LLVMOpcode::LLVMSub, g.i32c(i64::from(trips) - 1), i);
+            let element = g.load(g.int(32), g.element(array, back));
+            let sum = g.bin(LLVMOpcode::LLVMAdd, g.load(g.int(32), slot), element);
+            g.store(sum, slot);
+        });
+    }
+
+    /// `fill_local(ptr %a, i32 %x)`: a loop writing `a[0..4]`. Not
+    /// noinline: the call takes a local's address, which
+    /// nvregalloc-promote-locals inlines.
+    unsafe fn filler(&mut self) -> (LLVMValueRef, LLVMTypeRef) {
+        if let Some(f) = self.filler {
+            return f;
+        }
+        let i32t = self.int(32);
+        let mut params = [self.ptr_ty(), i32t];
+        let ty = LLVMFunctionType(LLVMVoidTypeInContext(self.ctx), params.as_mut_ptr(), 2, 0);
+        let func = LLVMAddFunction(self.module, c"fill_local".as_ptr(), ty);
+        LLVMSetLinkage(func, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
+        let here = LLVMGetInsertBlock(self.b);
+        LLVMPositionBuilderAtEnd(self.b, LLVMAppendBasicBlockInContext(self.ctx, func, c"entry".as_ptr()));
+        let (a, x) = (LLVMGetParam(func, 0), LLVMGetParam(func, 1));
+        let ops = [LLVMOpcode::LLVMAdd, LLVMOpcode::LLVMMul, LLVMOpcode::LLVMXor];
+        let op = ops[self.choices.below(3) as usize];
+        self.constant_loop(4, |g, i| {
+            let scaled = g.bin(LLVMOpcode::LLVMMul, x, g.bin(LLVMOpcode::LLVMAdd, i, g.i32c(3)));
+            g.store(g.bin(op, scaled, i), g.element(a, i));
+        });
+        LLVMBuildRetVoid(self.b);
+        LLVMPositionBuilderAtEnd(self.b, here);
+        self.filler = Some((func, ty));
+        (func, ty)
+    }
+
+    /// A local `[4 x i32]` whose address goes to `fill_local`, then read at
+    /// a constant or data-dependent index.
+    unsafe fn call_with_local_array(&mut self, depth: u32) {
+        let (func, ty) = self.filler();
+        let array = self.entry_alloca(LLVMArrayType2(self.int(32), 4));
+        let x = self.expr(Ty::I32, depth.min(2));
+        let mut args = [array, x];
+        LLVMBuildCall2(self.b, ty, func, args.as_mut_ptr(), 2, NO_NAME);
+        let Some(k) = self.var_of(Ty::I32) else { return };
+        let index = if self.choices.chance(2) {
+            let at = self.choices.below(4);
+            self.i32c(i64::from(at))
+        } else {
+            let v = self.expr(Ty::I32, 1);
+            self.bin(LLVMOpcode::LLVMAnd, v, self.i32c(3))
+        };
+        let v = self.load(self.int(32), self.element(array, index));
+        self.store(v, self.vars[k].slot);
     }
 
     unsafe fn callee(&mut self) -> &Callee {

@@ -26,6 +26,8 @@ use crate::generate::{generate, ACC_BYTES, IN_BYTES, KERNEL, N, OUT_BYTES, THREA
 pub struct Tools {
     pub plugin: PathBuf,
     pub ptxas: PathBuf,
+    /// LLVM 22's opt, for `MIDDLE_END_MODE`.
+    pub opt: PathBuf,
 }
 
 impl Tools {
@@ -34,7 +36,8 @@ impl Tools {
     pub fn from_env() -> Result<Tools, String> {
         let plugin = ptxsim::harness::Toolchain::from_env().map_err(|e| e.to_string())?.plugin;
         let ptxas = std::env::var_os("PTXAS").ok_or("PTXAS is not set: source scripts/env.sh")?;
-        Ok(Tools { plugin, ptxas: PathBuf::from(ptxas) })
+        let llvm_bin = std::env::var_os("LLVM_BIN").unwrap_or_else(|| "/usr/lib/llvm-22/bin".into());
+        Ok(Tools { plugin, ptxas: PathBuf::from(ptxas), opt: PathBuf::from(llvm_bin).join("opt") })
     }
 }
 
@@ -79,6 +82,42 @@ pub struct Report {
     pub verdicts: Vec<(String, &'static str)>,
     /// The optimized IR that was compiled, for a reproducer.
     pub ir: String,
+    /// The generated IR before O2, for `MIDDLE_END_MODE`'s reproducer.
+    pub unoptimized_ir: String,
+}
+
+/// The plugin as it comes, its middle-end passes included
+/// (nvregalloc-promote-locals unrolls loops over local arrays and inlines
+/// calls taking their address): the generated IR goes through `opt
+/// -load-pass-plugin -passes=default<O2>`, then the backend with the
+/// plugin, and is judged against stock's O2 and backend.
+pub const MIDDLE_END_MODE: (&str, &[&str]) = ("default, middle end", &[]);
+
+/// `MIDDLE_END_MODE`'s module: `unoptimized` through opt's O2 with the plugin.
+fn middle_end_module<'ctx>(
+    context: &'ctx Context,
+    tools: &Tools,
+    unoptimized: &str,
+    scratch: &Path,
+) -> Result<Module<'ctx>, Finding> {
+    let (input, output) = (scratch.join("middle-end.in.ll"), scratch.join("middle-end.out.ll"));
+    std::fs::write(&input, unoptimized).map_err(|e| Finding::Crash(e.to_string()))?;
+    let out = Command::new(&tools.opt)
+        .arg(format!("-load-pass-plugin={}", tools.plugin.display()))
+        .args(["-passes=default<O2>", "-S", "-o"])
+        .args([&output, &input])
+        .output()
+        .map_err(|e| Finding::Crash(format!("{}: {e}", tools.opt.display())))?;
+    if !out.status.success() {
+        let tail: Vec<&str> = std::str::from_utf8(&out.stderr).unwrap_or("").lines().rev().take(12).collect();
+        return Err(Finding::Crash(format!(
+            "opt: {}",
+            tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+        )));
+    }
+    let buffer = inkwell::memory_buffer::MemoryBuffer::create_from_file(&output)
+        .map_err(|e| Finding::Crash(e.to_string()))?;
+    context.create_module_from_ir(buffer).map_err(|e| Finding::Crash(format!("opt's output: {e}")))
 }
 
 /// The kernel a tape describes, optimized by LLVM's O2 pipeline (as clang's
@@ -147,6 +186,8 @@ fn simulate(ptx: &str, plugin_build: bool, register_fill: u64) -> Result<ptxsim:
 pub fn check(tools: &Tools, tape: &[u32], modes: &[(&str, &[&str])], scratch: &Path) -> Report {
     let mut report = Report::default();
     let context = Context::create();
+    report.unoptimized_ir =
+        generate(&context, &mut Choices::replay(tape.to_vec())).print_to_string().to_string();
     let module = match build_module(&context, tape) {
         Ok(m) => m,
         Err(e) => {
@@ -179,7 +220,13 @@ pub fn check(tools: &Tools, tape: &[u32], modes: &[(&str, &[&str])], scratch: &P
     let stock_refilled = simulate(&stock, false, ptxsim::harness::UNDEFINED_FILL);
     let mut seen: HashMap<String, Result<Verdict, String>> = HashMap::new();
     for &(mode, flags) in modes {
-        let ptx = match compile(&module, Some(&tools.plugin), flags, verify, scratch) {
+        let built = if mode == MIDDLE_END_MODE.0 {
+            middle_end_module(&context, tools, &report.unoptimized_ir, scratch)
+                .and_then(|m| compile(&m, Some(&tools.plugin), flags, verify, scratch))
+        } else {
+            compile(&module, Some(&tools.plugin), flags, verify, scratch)
+        };
+        let ptx = match built {
             Ok(ptx) => ptx,
             Err(finding) => {
                 report.findings.push((mode.to_string(), finding));

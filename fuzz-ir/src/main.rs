@@ -15,7 +15,7 @@ use std::process::{Command, ExitCode, Stdio};
 
 use nvregalloc_fuzz_ir::choices::{shrink, Choices};
 use nvregalloc_fuzz_ir::generate::generate;
-use nvregalloc_fuzz_ir::{check, Finding, Tools};
+use nvregalloc_fuzz_ir::{check, Finding, Tools, MIDDLE_END_MODE};
 use ptxsim::harness::{FAULT_MODE, MODES};
 
 struct Args {
@@ -149,7 +149,8 @@ fn run(args: &Args) -> Result<BTreeMap<String, u64>, String> {
     let scratch = std::env::temp_dir().join(format!("fuzz-ir-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).map_err(|e| e.to_string())?;
     let fault = [FAULT_MODE];
-    let modes: &[(&str, &[&str])] = if args.fault { &fault } else { MODES };
+    let every: Vec<(&str, &[&str])> = MODES.iter().copied().chain([MIDDLE_END_MODE]).collect();
+    let modes: &[(&str, &[&str])] = if args.fault { &fault } else { &every };
     let mut counts = BTreeMap::new();
     for index in args.first..args.first + args.programs {
         *counts.entry("programs".to_string()).or_insert(0) += 1;
@@ -226,9 +227,17 @@ fn save_reproducer(
         text.push_str(&format!("; {line}\n"));
     }
     text.push_str(&format!("; Decisions: {small:?}\n"));
-    text.push_str(&format!("; RUN: %llc_plugin -verify-machineinstrs {} %s -o %t.ptx\n", flags.join(" ")));
+    if mode == MIDDLE_END_MODE.0 {
+        text.push_str("; RUN: %opt_plugin -passes='default<O2>' %s -S -o %t.ll\n");
+        text.push_str("; RUN: %llc_plugin -verify-machineinstrs %t.ll -o %t.ptx\n");
+    } else {
+        text.push_str(&format!(
+            "; RUN: %llc_plugin -verify-machineinstrs {} %s -o %t.ptx\n",
+            flags.join(" ")
+        ));
+    }
     text.push_str("; RUN: %if cuda %{ %ptxas -arch=sm_90 -c %t.ptx -o %t.o %}\n\n");
-    text.push_str(&report.ir);
+    text.push_str(if mode == MIDDLE_END_MODE.0 { &report.unoptimized_ir } else { &report.ir });
     let mode_name: String = mode.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
     let file = args.save.join(format!("fuzz-ir-s{}-p{index}-{mode_name}-{}.ll", args.seed, finding.kind()));
     match std::fs::create_dir_all(&args.save).and_then(|_| std::fs::write(&file, text)) {

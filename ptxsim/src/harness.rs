@@ -72,6 +72,9 @@ pub const MODES: &[(&str, &[&str])] = &[
 /// and llc then takes the same options: only the corpus kernels, which come
 /// as CUDA, have them.
 pub const CUDA_MODES: &[(&str, &[&str])] = &[
+    // The plugin as it comes: nvregalloc-promote-locals unrolls loops over
+    // local arrays and inlines calls taking a local's address.
+    ("default", &[]),
     // LLVM's loop unrollers kept off every function (scripts/tune's
     // `unroll=off`).
     (
