@@ -54,8 +54,31 @@ extern llvm::cl::opt<std::string> FunctionOptions;
 // to opt by name: nvregalloc-unroll-gate and its end, nvregalloc-inline-gate.
 void registerUnrollGates(llvm::PassBuilder &Builder);
 void registerInlineGate(llvm::PassBuilder &Builder);
-// nvregalloc-promote-locals-calls and -loops, on by default.
+// nvregalloc-promote-locals-calls and -loops (PromoteLocalsPass.cpp), and
+// the two rewrites that serve them (LocalCopiesPass.cpp), on by default.
 void registerPromoteLocals(llvm::PassBuilder &Builder);
+// Whether nvregalloc-promote-locals and its rewrites act on F: NVPTX, the
+// pass on, and no promote=off for F.
+bool promotesLocals(const llvm::Function &F);
+
+inline constexpr const char TypedCopiesPassArg[] =
+    "nvregalloc-promote-locals-copies";
+inline constexpr const char DeadByvalStoresPassArg[] =
+    "nvregalloc-promote-locals-byval";
+// A local copied only whole, by memcpy: the copies become a typed load and
+// store, which SROA can promote (LocalCopiesPass.cpp).
+class TypedCopiesPass : public llvm::PassInfoMixin<TypedCopiesPass> {
+public:
+  llvm::PreservedAnalyses run(llvm::Function &F,
+                              llvm::FunctionAnalysisManager &);
+};
+// Stores into a kernel's by-value parameter that nothing reads: deleted, so
+// that NVPTX need not copy the parameter to local memory (LocalCopiesPass.cpp).
+class DeadByvalStoresPass : public llvm::PassInfoMixin<DeadByvalStoresPass> {
+public:
+  llvm::PreservedAnalyses run(llvm::Function &F,
+                              llvm::FunctionAnalysisManager &);
+};
 
 // Makes the new-pass-manager pass PassT known to opt's -passes= as Name, in
 // pass managers of type PassManagerT.

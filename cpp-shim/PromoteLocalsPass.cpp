@@ -75,11 +75,22 @@ static cl::opt<uint64_t> MaxArrayBytes(
     cl::desc("... over arrays of at most this many bytes"),
     cl::init(NVRA_PROMOTE_DEFAULT_MAX_ARRAY_BYTES));
 
+static cl::opt<unsigned> MaxDynamicArrayBytes(
+    "nvregalloc-promote-max-dynamic-array-bytes",
+    cl::desc("... or, for an array also indexed by data, of at most this "
+             "many bytes (ptxas can keep such a small one in registers)"),
+    cl::init(NVRA_PROMOTE_DEFAULT_MAX_DYNAMIC_ARRAY_BYTES));
+
 static cl::opt<unsigned> InlineBudget(
     "nvregalloc-promote-inline-budget",
     cl::desc("IR instructions inlined into one caller for calls taking a "
              "local's address"),
     cl::init(NVRA_PROMOTE_DEFAULT_INLINE_BUDGET));
+
+bool promotesLocals(const Function &F) {
+  return PromoteLocals && F.getParent()->getTargetTriple().isNVPTX() &&
+         !makesIrChoice(F, NVRA_CHOICE_PROMOTE_OFF);
+}
 
 namespace {
 constexpr const char CallsPassArg[] = "nvregalloc-promote-locals-calls";
@@ -91,13 +102,10 @@ NvraPromoteLimits limits() {
   L.max_unrolled_insts = MaxUnrolledInsts;
   L.max_array_bytes = MaxArrayBytes;
   L.inline_budget = InlineBudget;
+  L.max_dynamic_array_bytes = MaxDynamicArrayBytes;
   return L;
 }
 
-bool promotes(const Function &F) {
-  return PromoteLocals && F.getParent()->getTargetTriple().isNVPTX() &&
-         !makesIrChoice(F, NVRA_CHOICE_PROMOTE_OFF);
-}
 
 /// The alloca of \p F that \p Ptr points into, if any, and its size.
 const AllocaInst *localArray(const Value *Ptr, const Function &F,
@@ -145,7 +153,7 @@ public:
     NvraPromoteLimits Limits = limits();
     bool Changed = false;
     for (Function &Caller : M) {
-      if (Caller.isDeclaration() || !promotes(Caller))
+      if (Caller.isDeclaration() || !promotesLocals(Caller))
         continue;
       SmallVector<CallBase *, 8> Sites;
       SmallVector<NvraLocalCall, 8> Facts;
@@ -231,37 +239,78 @@ uint64_t iterationSize(const Loop &L, ScalarEvolution &SE) {
   return Size;
 }
 
-/// Whether \p Offset becomes a constant once the loops it varies in are
-/// unrolled fully: built from constants and affine recurrences with
-/// constant starts and steps whose loops have constant trip counts.
-bool constantOnceUnrolled(const SCEV *Offset, ScalarEvolution &SE) {
-  if (isa<SCEVConstant>(Offset))
-    return true;
-  if (const auto *Rec = dyn_cast<SCEVAddRecExpr>(Offset))
-    return Rec->isAffine() && SE.getSmallConstantTripCount(Rec->getLoop()) &&
-           constantOnceUnrolled(Rec->getStart(), SE) &&
-           isa<SCEVConstant>(Rec->getStepRecurrence(SE));
-  if (isa<SCEVAddExpr, SCEVMulExpr, SCEVCastExpr>(Offset))
-    return all_of(Offset->operands(), [&](const SCEV *Op) {
-      return constantOnceUnrolled(Op, SE);
-    });
-  return false;
+/// The core's verdict on fully unrolling \p L for a \p ArrayBytes local
+/// array; \p Facts gets what it was told.
+uint32_t judgeLoop(const Loop &L, ScalarEvolution &SE, uint64_t ArrayBytes,
+                   bool DataDependent, NvraLocalLoop &Facts) {
+  Facts = NvraLocalLoop{};
+  Facts.dynamic_index = DataDependent;
+  Facts.trip_count = SE.getSmallConstantTripCount(&L);
+  uint64_t Size = iterationSize(L, SE);
+  Facts.body_insts = Size > UINT32_MAX ? UINT32_MAX : Size;
+  Facts.array_bytes = ArrayBytes;
+  NvraPromoteLimits Limits = limits();
+  return nvra_judge_local_loop(NVRA_ABI_VERSION, &Limits, &Facts);
 }
 
-/// Whether every access to \p Alloca is at an offset that is constant, or
-/// becomes one once constant-trip loops are unrolled, and its address goes
-/// nowhere else: what SROA needs, after unrolling, to make it scalars.
-bool promotableOnceUnrolled(const AllocaInst &Alloca, ScalarEvolution &SE) {
+/// Whether \p L will be unrolled fully: the source asks for it, or the
+/// core would mark it (as it will when the loop pass reaches it; whether an
+/// index is data-dependent is judged once, for the whole array).
+bool unrollsFully(const Loop &L, ScalarEvolution &SE, uint64_t ArrayBytes) {
+  TransformationMode Mode = hasUnrollTransformation(&L);
+  if (Mode != TM_Unspecified)
+    return Mode == TM_ForcedByUser &&
+           getBooleanLoopAttribute(&L, "llvm.loop.unroll.full");
+  NvraLocalLoop Facts;
+  return judgeLoop(L, SE, ArrayBytes, false, Facts) == NVRA_LOOP_FULL_UNROLL;
+}
+
+/// What unrolling makes of an offset into a local array, worst last.
+enum class Offset { Constant, DataDependent, Rolled };
+
+Offset worse(Offset A, Offset B) { return A > B ? A : B; }
+
+/// What \p At becomes once the loops it varies in are unrolled fully: a
+/// constant where it is built from constants and affine recurrences with
+/// constant steps, each of a loop that will be unrolled fully; rolled where
+/// one of those loops will not be.
+Offset onceUnrolled(const SCEV *At, ScalarEvolution &SE, uint64_t ArrayBytes) {
+  if (isa<SCEVConstant>(At))
+    return Offset::Constant;
+  if (const auto *Rec = dyn_cast<SCEVAddRecExpr>(At)) {
+    if (!Rec->isAffine() || !isa<SCEVConstant>(Rec->getStepRecurrence(SE)) ||
+        !unrollsFully(*Rec->getLoop(), SE, ArrayBytes))
+      return Offset::Rolled;
+    return onceUnrolled(Rec->getStart(), SE, ArrayBytes);
+  }
+  if (isa<SCEVAddExpr, SCEVMulExpr, SCEVCastExpr>(At)) {
+    Offset Result = Offset::Constant;
+    for (const SCEV *Op : At->operands())
+      Result = worse(Result, onceUnrolled(Op, SE, ArrayBytes));
+    return Result;
+  }
+  return Offset::DataDependent;
+}
+
+/// What unrolling makes of every access to \p Alloca (\p Bytes long);
+/// rolled also where its address goes anywhere but loads, stores and
+/// memory intrinsics. All constant is what SROA needs to make the array
+/// scalars; data-dependent, what ptxas needs to do it for a small one. A
+/// loop over the array that stays rolled keeps it in memory, and unrolling
+/// the others would buy nothing.
+Offset accessesOnceUnrolled(const AllocaInst &Alloca, uint64_t Bytes,
+                            ScalarEvolution &SE) {
   SmallVector<const Value *, 16> Work{&Alloca};
   SmallPtrSet<const Value *, 16> Seen{&Alloca};
   const SCEV *Base = SE.getSCEV(const_cast<AllocaInst *>(&Alloca));
-  auto Resolvable = [&](const Value *Ptr) {
+  auto At = [&](const Value *Ptr) {
     const SCEV *Offset =
         SE.getMinusSCEV(SE.getSCEV(const_cast<Value *>(Ptr)), Base);
-    return !isa<SCEVCouldNotCompute>(Offset) &&
-           constantOnceUnrolled(Offset, SE);
+    return isa<SCEVCouldNotCompute>(Offset) ? Offset::DataDependent
+                                            : onceUnrolled(Offset, SE, Bytes);
   };
-  while (!Work.empty()) {
+  Offset Result = Offset::Constant;
+  while (!Work.empty() && Result != Offset::Rolled) {
     const Value *Ptr = Work.pop_back_val();
     for (const User *U : Ptr->users()) {
       if (isa<GetElementPtrInst, BitCastInst, AddrSpaceCastInst, PHINode,
@@ -271,27 +320,26 @@ bool promotableOnceUnrolled(const AllocaInst &Alloca, ScalarEvolution &SE) {
         continue;
       }
       if (const auto *Load = dyn_cast<LoadInst>(U)) {
-        if (!Load->isSimple() || !Resolvable(Ptr))
-          return false;
+        Result = worse(Result, Load->isSimple() ? At(Ptr) : Offset::Rolled);
         continue;
       }
       if (const auto *Store = dyn_cast<StoreInst>(U)) {
-        if (!Store->isSimple() || Store->getValueOperand() == Ptr ||
-            !Resolvable(Ptr))
-          return false;
+        bool Plain = Store->isSimple() && Store->getValueOperand() != Ptr;
+        Result = worse(Result, Plain ? At(Ptr) : Offset::Rolled);
         continue;
       }
       if (const auto *Intrinsic = dyn_cast<IntrinsicInst>(U)) {
-        if (Intrinsic->isLifetimeStartOrEnd() ||
-            Intrinsic->isDroppable())
+        if (Intrinsic->isLifetimeStartOrEnd() || Intrinsic->isDroppable())
           continue;
-        if (isa<MemIntrinsic>(Intrinsic) && Resolvable(Ptr))
+        if (isa<MemIntrinsic>(Intrinsic)) {
+          Result = worse(Result, At(Ptr));
           continue;
+        }
       }
-      return false; // an escape: a call, ptrtoint, a compare, ...
+      return Offset::Rolled; // an escape: a call, ptrtoint, a compare, ...
     }
   }
-  return true;
+  return Result;
 }
 
 class PromoteLocalsLoopsPass : public PassInfoMixin<PromoteLocalsLoopsPass> {
@@ -299,39 +347,70 @@ public:
   PreservedAnalyses run(Loop &L, LoopAnalysisManager &,
                         LoopStandardAnalysisResults &AR, LPMUpdater &) {
     Function &F = *L.getHeader()->getParent();
-    if (hasUnrollTransformation(&L) != TM_Unspecified || !promotes(F))
+    if (hasUnrollTransformation(&L) != TM_Unspecified || !promotesLocals(F))
       return PreservedAnalyses::all();
-    // The arrays the loop addresses at an offset that varies in it: with a
-    // constant trip count, those that unrolling can make scalars.
-    unsigned Trips = AR.SE.getSmallConstantTripCount(&L);
+    // The arrays the loop addresses at an offset that varies in it. With a
+    // constant trip count: those that unrolling makes scalars. Without one:
+    // those it steps through narrower than 4 bytes in its own blocks (not
+    // an inner loop's), which runtime unrolling and vectorizing would split
+    // into more such accesses; a data-dependent index, or a wider element,
+    // loses nothing to them, and ptxas unrolls a rolled loop the more.
+    bool Constant = AR.SE.getSmallConstantTripCount(&L) != 0;
     SmallPtrSet<AllocaInst *, 4> Arrays, Judged;
-    uint64_t Largest = 0;
-    for (const BasicBlock *BB : L.blocks())
+    uint64_t Largest = 0, LargestKept = 0;
+    bool DataDependent = false;
+    for (BasicBlock *BB : L.blocks())
       for (const Instruction &I : *BB)
         for (const Value *Ptr : addresses(I)) {
           uint64_t Bytes = 0;
           auto *Alloca =
               const_cast<AllocaInst *>(localArray(Ptr, F, Bytes));
+          const SCEV *At = Alloca ? AR.SE.getSCEV(const_cast<Value *>(Ptr))
+                                  : nullptr;
           if (!Alloca || Arrays.contains(Alloca) ||
-              AR.SE.isLoopInvariant(AR.SE.getSCEV(const_cast<Value *>(Ptr)),
-                                    &L) ||
-              !Judged.insert(Alloca).second)
+              AR.SE.isLoopInvariant(At, &L))
             continue;
-          if (Trips && !promotableOnceUnrolled(*Alloca, AR.SE))
+          if (Constant) {
+            if (!Judged.insert(Alloca).second)
+              continue;
+            Offset Once = accessesOnceUnrolled(*Alloca, Bytes, AR.SE);
+            if (Once != Offset::Rolled) {
+              Arrays.insert(Alloca);
+              Largest = std::max(Largest, Bytes);
+              DataDependent |= Once == Offset::DataDependent;
+            } else {
+              LargestKept = std::max(LargestKept, Bytes);
+            }
             continue;
-          Arrays.insert(Alloca);
-          Largest = std::max(Largest, Bytes);
+          }
+          const auto *Rec = dyn_cast<SCEVAddRecExpr>(At);
+          if (AR.LI.getLoopFor(BB) == &L && Rec && Rec->getLoop() == &L &&
+              isa<SCEVConstant>(Rec->getStepRecurrence(AR.SE))) {
+            Arrays.insert(Alloca);
+            Largest = std::max(Largest, Bytes);
+          }
         }
-    if (Arrays.empty())
-      return PreservedAnalyses::all();
-
-    NvraLocalLoop Facts{};
-    Facts.trip_count = Trips;
-    uint64_t Size = iterationSize(L, AR.SE);
-    Facts.body_insts = Size > UINT32_MAX ? UINT32_MAX : Size;
-    Facts.array_bytes = Largest;
-    NvraPromoteLimits Limits = limits();
-    uint32_t Verdict = nvra_judge_local_loop(NVRA_ABI_VERSION, &Limits, &Facts);
+    NvraLocalLoop Facts;
+    if (Arrays.empty()) {
+      // Arrays that stay in memory whatever this loop does: say why, the
+      // loop's own limits first.
+      if (LargestKept == 0)
+        return PreservedAnalyses::all();
+      uint32_t Own = judgeLoop(L, AR.SE, LargestKept, false, Facts);
+      Largest = LargestKept;
+      if (Own == NVRA_LOOP_FULL_UNROLL) {
+        F.getContext().diagnose(
+            OptimizationRemarkMissed(LoopsPassArg, "UnrollForLocal",
+                                     L.getStartLoc(), L.getHeader())
+            << "function " << F.getName() << ": loop over a "
+            << ore::NV("ArrayBytes", Largest)
+            << "-byte local array: left to LLVM (the array stays in memory: "
+               "another access to it varies in a loop that stays rolled, or "
+               "is data-dependent, or its address escapes)");
+        return PreservedAnalyses::all();
+      }
+    }
+    uint32_t Verdict = judgeLoop(L, AR.SE, Largest, DataDependent, Facts);
 
     LLVMContext &Context = F.getContext();
     auto Mark = [&](StringRef Name, Metadata *Value) {
@@ -361,7 +440,7 @@ public:
     case NVRA_LOOP_KEEP_WIDE: {
       Metadata *False = ConstantAsMetadata::get(
           ConstantInt::getFalse(Context));
-      MDNode *Marks[] = {Mark("llvm.loop.unroll.runtime.disable", nullptr),
+      MDNode *Marks[] = {Mark("llvm.loop.unroll.disable", nullptr),
                          Mark("llvm.loop.vectorize.enable", False)};
       L.setLoopID(
           makePostTransformationMetadata(Context, L.getLoopID(), {}, Marks));
@@ -372,8 +451,8 @@ public:
                                           L.getStartLoc(), L.getHeader())
                        << "function " << F.getName()
                        << ": loop over a local array with a trip count that "
-                          "is not a constant: no runtime unrolling or "
-                          "vectorizing, array aligned to 16 bytes");
+                          "is not a constant: left rolled, one access per "
+                          "iteration (no unrolling or vectorizing)");
       break;
     }
     default:
@@ -388,7 +467,10 @@ public:
           << (Verdict == NVRA_LOOP_TOO_MANY_TRIPS ? "too many iterations"
               : Verdict == NVRA_LOOP_ARRAY_TOO_BIG
                   ? "array too big for registers"
-                  : "too big once unrolled")
+          : Verdict == NVRA_LOOP_DYNAMIC_INDEX
+              ? "array indexed by data, too big for ptxas to keep in "
+                "registers"
+              : "too big once unrolled")
           << ")");
       return PreservedAnalyses::all();
     }
@@ -399,18 +481,29 @@ public:
 } // namespace
 
 void registerPromoteLocals(PassBuilder &Builder) {
+  registerPassName<FunctionPassManager, TypedCopiesPass>(Builder,
+                                                         TypedCopiesPassArg);
+  registerPassName<FunctionPassManager, DeadByvalStoresPass>(
+      Builder, DeadByvalStoresPassArg);
   registerPassName<ModulePassManager, PromoteLocalsCallsPass>(Builder,
                                                               CallsPassArg);
   registerPassName<LoopPassManager, PromoteLocalsLoopsPass>(Builder,
                                                             LoopsPassArg);
   Builder.registerPipelineEarlySimplificationEPCallback(
       [](ModulePassManager &MPM, OptimizationLevel Level, ThinOrFullLTOPhase) {
-        if (Level != OptimizationLevel::O0)
+        if (Level != OptimizationLevel::O0) {
+          MPM.addPass(createModuleToFunctionPassAdaptor(TypedCopiesPass()));
           MPM.addPass(PromoteLocalsCallsPass());
+        }
       });
   Builder.registerLateLoopOptimizationsEPCallback(
       [](LoopPassManager &LPM, OptimizationLevel) {
         LPM.addPass(PromoteLocalsLoopsPass());
+      });
+  Builder.registerOptimizerLastEPCallback(
+      [](ModulePassManager &MPM, OptimizationLevel Level, ThinOrFullLTOPhase) {
+        if (Level != OptimizationLevel::O0)
+          MPM.addPass(createModuleToFunctionPassAdaptor(DeadByvalStoresPass()));
       });
 }
 

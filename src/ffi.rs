@@ -216,6 +216,7 @@ fn limits_from_abi(raw: &NvraPromoteLimits) -> promote::Limits {
         max_unrolled_insts: raw.max_unrolled_insts,
         max_array_bytes: raw.max_array_bytes,
         inline_budget: raw.inline_budget,
+        max_dynamic_array_bytes: raw.max_dynamic_array_bytes,
     }
 }
 
@@ -241,6 +242,7 @@ pub unsafe extern "C" fn nvra_judge_local_loop(
             trip_count: (raw.trip_count != 0).then_some(raw.trip_count),
             body_insts: raw.body_insts,
             array_bytes: raw.array_bytes,
+            dynamic_index: raw.dynamic_index != 0,
         };
         match promote::judge_loop(&facts, &limits_from_abi(&*limits)) {
             promote::LoopVerdict::FullUnroll => NVRA_LOOP_FULL_UNROLL,
@@ -248,6 +250,7 @@ pub unsafe extern "C" fn nvra_judge_local_loop(
             promote::LoopVerdict::TooManyTrips => NVRA_LOOP_TOO_MANY_TRIPS,
             promote::LoopVerdict::ArrayTooBig => NVRA_LOOP_ARRAY_TOO_BIG,
             promote::LoopVerdict::UnrolledTooBig => NVRA_LOOP_UNROLLED_TOO_BIG,
+            promote::LoopVerdict::DynamicIndex => NVRA_LOOP_DYNAMIC_INDEX,
         }
     }));
     verdict.unwrap_or(NVRA_LOOP_TOO_MANY_TRIPS)

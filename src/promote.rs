@@ -31,6 +31,12 @@ pub struct Limits {
     pub max_array_bytes: u64,
     /// IR instructions that may be inlined into one caller for its locals.
     pub inline_budget: u32,
+    /// Full unrolling: an array that is also indexed by data (so SROA
+    /// cannot make it scalars) is worth unrolling for only when it is this
+    /// small: ptxas keeps such an array in registers once every loop over
+    /// it is unrolled, selecting among them at a data-dependent index (seen
+    /// at 64 bytes; at 128 it kept the frame).
+    pub max_dynamic_array_bytes: u32,
 }
 
 /// A loop that addresses a local array at an offset varying in the loop.
@@ -43,6 +49,8 @@ pub struct LocalLoop {
     pub body_insts: u32,
     /// The largest local array the loop addresses so, in bytes.
     pub array_bytes: u64,
+    /// Such an array is also indexed by data somewhere.
+    pub dynamic_index: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,13 +59,15 @@ pub enum LoopVerdict {
     /// the array into scalars.
     FullUnroll,
     /// The trip count is not a constant, so the array stays in memory: keep
-    /// the loop's accesses as the source has them, wide and aligned, rather
-    /// than split by runtime unrolling or vectorizing into narrow scalar
-    /// ones (nvcc makes several times fewer local accesses on such loops).
+    /// one access per iteration, as the source has it, rather than the
+    /// copies runtime unrolling and vectorizing make of them (nvcc makes
+    /// several times fewer local accesses on such loops); ptxas too is told
+    /// to leave the loop rolled, or it unrolls it the more.
     KeepWide,
     TooManyTrips,
     ArrayTooBig,
     UnrolledTooBig,
+    DynamicIndex,
 }
 
 /// What to do with one loop over a local array.
@@ -67,6 +77,8 @@ pub fn judge_loop(l: &LocalLoop, limits: &Limits) -> LoopVerdict {
         LoopVerdict::TooManyTrips
     } else if l.array_bytes > limits.max_array_bytes {
         LoopVerdict::ArrayTooBig
+    } else if l.dynamic_index && l.array_bytes > u64::from(limits.max_dynamic_array_bytes) {
+        LoopVerdict::DynamicIndex
     } else if u64::from(trips) * u64::from(l.body_insts) > u64::from(limits.max_unrolled_insts) {
         LoopVerdict::UnrolledTooBig
     } else {
@@ -115,11 +127,23 @@ pub fn choose_calls(calls: &[LocalCall], limits: &Limits) -> Vec<CallVerdict> {
 mod tests {
     use super::*;
 
-    const LIMITS: Limits =
-        Limits { max_trip_count: 32, max_unrolled_insts: 4000, max_array_bytes: 1024, inline_budget: 100 };
+    const LIMITS: Limits = Limits {
+        max_trip_count: 32,
+        max_unrolled_insts: 4000,
+        max_array_bytes: 1024,
+        inline_budget: 100,
+        max_dynamic_array_bytes: 64,
+    };
 
     fn lp(trips: Option<u32>, body: u32, bytes: u64) -> LocalLoop {
-        LocalLoop { trip_count: trips, body_insts: body, array_bytes: bytes }
+        LocalLoop { trip_count: trips, body_insts: body, array_bytes: bytes, dynamic_index: false }
+    }
+
+    #[test]
+    fn arrays_indexed_by_data_only_when_small() {
+        let dynamic = |bytes| LocalLoop { dynamic_index: true, ..lp(Some(16), 10, bytes) };
+        assert_eq!(judge_loop(&dynamic(64), &LIMITS), LoopVerdict::FullUnroll);
+        assert_eq!(judge_loop(&dynamic(128), &LIMITS), LoopVerdict::DynamicIndex);
     }
 
     #[test]

@@ -321,13 +321,17 @@ uint32_t nvra_makes_ir_choice(const NvraOptions *options, const char *name,
 #define NVRA_PROMOTE_DEFAULT_MAX_UNROLLED_INSTS 4000u
 #define NVRA_PROMOTE_DEFAULT_MAX_ARRAY_BYTES 1024u
 #define NVRA_PROMOTE_DEFAULT_INLINE_BUDGET 8000u
+#define NVRA_PROMOTE_DEFAULT_MAX_DYNAMIC_ARRAY_BYTES 64u
+#define NVRA_PROMOTE_DEFAULT_MAX_COPIED_BYTES 64u
 
 typedef struct NvraPromoteLimits {
   uint32_t max_trip_count;     /* full unroll: at most this many iterations */
   uint32_t max_unrolled_insts; /* full unroll: IR instructions once unrolled */
   uint64_t max_array_bytes;    /* full unroll: the largest local array */
   uint32_t inline_budget;      /* IR instructions inlined per caller */
-  uint32_t reserved;
+  uint32_t max_dynamic_array_bytes; /* full unroll: an array also indexed by
+                                       data, which ptxas can still keep in
+                                       registers when it is this small */
 } NvraPromoteLimits;
 
 /* A loop that addresses a local array at an offset that varies in it. */
@@ -336,16 +340,21 @@ typedef struct NvraLocalLoop {
   uint32_t body_insts;  /* IR instructions of one iteration, inner loops with
                            constant trip counts counted that many times */
   uint64_t array_bytes; /* the largest local array it addresses so */
+  uint32_t dynamic_index; /* bool: such an array is also indexed by data */
+  uint32_t reserved;
 } NvraLocalLoop;
 
 typedef enum NvraLoopVerdict {
   NVRA_LOOP_FULL_UNROLL = 0,     /* mark for full unrolling */
   NVRA_LOOP_KEEP_WIDE = 1,       /* runtime trip count: the array stays in
-                                    memory; no runtime unrolling or
-                                    vectorizing into narrow accesses */
+                                    memory; no unrolling or vectorizing:
+                                    one access per iteration, as the
+                                    source has it */
   NVRA_LOOP_TOO_MANY_TRIPS = 2,  /* left to LLVM: the verdicts from here on */
   NVRA_LOOP_ARRAY_TOO_BIG = 3,
   NVRA_LOOP_UNROLLED_TOO_BIG = 4,
+  NVRA_LOOP_DYNAMIC_INDEX = 5,   /* the array is indexed by data and too big
+                                    for ptxas to keep in registers */
 } NvraLoopVerdict;
 
 /* NvraLoopVerdict for the loop; NVRA_LOOP_TOO_MANY_TRIPS on a panic or a

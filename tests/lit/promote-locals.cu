@@ -102,9 +102,11 @@ __global__ void recursive(int *out) {
 
 // 5. An array with a runtime bound stays in memory with or without the pass;
 // its loops keep one byte access per iteration rather than runtime
-// unrolled or vectorized copies of them, and the array is 16-byte aligned.
+// unrolled or vectorized copies of them (ptxas is told so too: a rolled
+// loop it would unroll), and the array is 16-byte aligned.
 // CHECK-LABEL: .entry _Z13runtime_boundPKhPhi(
 // CHECK:       .local .align 16 .b8 __local_depot{{[0-9]+}}[64];
+// CHECK:       .pragma "nounroll";
 // CHECK-COUNT-1: st.local.b8
 // CHECK-NOT:   st.local
 // CHECK-COUNT-1: ld.local.b8
@@ -112,12 +114,28 @@ __global__ void recursive(int *out) {
 // CHECK:       ret;
 // STOCK-LABEL: .entry _Z13runtime_boundPKhPhi(
 // STOCK-COUNT-2: st.local.b8
-// REMARK-DAG:    promote-locals.cu:[[@LINE+6]]:3: remark: function _Z13runtime_boundPKhPhi: loop over a local array with a trip count that is not a constant: no runtime unrolling or vectorizing, array aligned to 16 bytes
-// REMARK-DAG:    promote-locals.cu:[[@LINE+6]]:3: remark: function _Z13runtime_boundPKhPhi: loop over a local array with a trip count that is not a constant
-// REMARK-NOT:  remark:
+// REMARK-DAG:    promote-locals.cu:[[@LINE+5]]:3: remark: function _Z13runtime_boundPKhPhi: loop over a local array with a trip count that is not a constant: left rolled, one access per iteration (no unrolling or vectorizing)
+// REMARK-DAG:    promote-locals.cu:[[@LINE+5]]:3: remark: function _Z13runtime_boundPKhPhi: loop over a local array with a trip count that is not a constant
 __global__ void runtime_bound(const unsigned char *in, unsigned char *out, int n) {
   unsigned char buf[64];
   int t = threadIdx.x;
   for (int i = 0; i < n; ++i) buf[i] = in[t * 64 + i] ^ 0x5a;
   for (int i = 0; i < n; ++i) out[t * 64 + i] = buf[n - 1 - i];
+}
+
+// 6. A local only ever copied whole (a float4 swap: two 16-byte memcpys),
+// which SROA cannot type; the copies become float4 loads and stores.
+// CHECK-LABEL: .entry _Z10swap_pairsP6float4(
+// CHECK-NOT:   __local_depot
+// STOCK-LABEL: .entry _Z10swap_pairsP6float4(
+// STOCK:       __local_depot
+__device__ void swap(float4 *a, float4 *b) {
+  float4 t = *a;
+  *a = *b;
+  *b = t;
+}
+__global__ void swap_pairs(float4 *v) {
+  int t = threadIdx.x;
+  for (int i = 0; i < 64; ++i)
+    swap(&v[(t + i) % 256], &v[(t * 7 + i) % 256]);
 }
