@@ -24,6 +24,7 @@ target triple = "nvptx64-nvidia-cuda"
 ; CHECK-NOT:   memcpy
 ; SROA-LABEL:  define void @swap(
 ; SROA-NOT:    alloca
+; SROA-LABEL:  define void @padded(
 ; SMALL-LABEL: define void @swap(
 ; SMALL:       call void @llvm.memcpy
 define void @swap(ptr %a, ptr %b) {
