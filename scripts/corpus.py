@@ -220,7 +220,8 @@ def build_kernel(unit, workdir, modes, clang_path=True, external=False):
     }
 
     # The clang path: -fpass-plugin by default must pass ptxas, and in
-    # analysis-only mode must match stock clang byte for byte. (clang targets a
+    # analysis-only mode, with the middle end's promote-locals off (it
+    # changes the IR by design), must match stock clang byte for byte. (clang targets a
     # newer PTX ISA than llc, so its PTX is compared with clang's own.)
     def clang(out, *extra):
         flags = [f for v in verify for f in ("-mllvm", v)]
@@ -233,7 +234,8 @@ def build_kernel(unit, workdir, modes, clang_path=True, external=False):
                                       f"-fpass-plugin={PLUGIN}", "-mllvm", "-nvregalloc-cssa-coalesce=false",
                                       "-mllvm", "-nvregalloc-pressure=analyze",
                                       "-mllvm", "-nvregalloc-coalesce=analyze",
-                                      "-mllvm", "-nvregalloc-color=analyze"),
+                                      "-mllvm", "-nvregalloc-color=analyze",
+                                      "-mllvm", "-nvregalloc-promote-locals=false"),
     }
     for build, r in builds.items():
         if r.returncode:
