@@ -35,12 +35,14 @@ for b in builds:
         f.setdefault(fn, {}).update(hw)
     figures[b] = f
 print(f"\n{name}: per function, for nvcc (CICC) | stock clang 22 | clang 22 + nvregalloc | + renaming")
-print(f"{'function':32} {'PTX regs declared':>22} {'reg-reg moves':>18} {'ptxas regs':>18} {'spill bytes':>14}")
+print(f"{'function':32} {'PTX regs declared':>22} {'reg-reg moves':>18} {'ptxas regs':>18} {'spill bytes':>14}"
+      f" {'local frame bytes':>22}")
 for fn in figures["stock"]:
     row = lambda key: " / ".join(str(figures[b].get(fn, {}).get(key, "-")) for b in builds)
     spill = " / ".join(str(figures[b].get(fn, {}).get("spill_stores", 0) + figures[b].get(fn, {}).get("spill_loads", 0))
                        for b in builds)
-    print(f"{fn[:32]:32} {row('declared'):>22} {row('moves'):>18} {row('hw_regs'):>18} {spill:>14}")
+    print(f"{fn[:32]:32} {row('declared'):>22} {row('moves'):>18} {row('hw_regs'):>18} {spill:>14}"
+          f" {row('frame'):>22}")
 PY
 echo
 echo "Register declarations, stock clang 22:";  grep -m4 '\.reg ' "$out/$name.stock.ptx"
