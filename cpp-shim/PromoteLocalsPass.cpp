@@ -13,13 +13,17 @@
 // - nvregalloc-promote-locals-loops, a loop pass at the end of loop
 //   simplification, right before the full unroller (as nvregalloc-unroll-gate):
 //   each loop that addresses an alloca at an offset that varies in the loop
-//   is reported with its constant trip count, its size and the array's; the
-//   core's verdict becomes llvm.loop.unroll.full (SROA, after the unroller,
-//   then turns the array into scalars), or, where the trip count is not a
-//   constant and the array stays in memory, llvm.loop.unroll.runtime.disable
-//   and llvm.loop.vectorize.enable=false, and the array aligned to 16 bytes
-//   as nvcc aligns it, so that its accesses stay as wide as the source has
-//   them.
+//   is reported with its constant trip count, its size, the array's and
+//   whether the array is also indexed by data. With a constant trip count
+//   the verdict is per array: llvm.loop.unroll.full where every loop over
+//   the array will be unrolled and its address goes nowhere else (SROA,
+//   after the unroller, then turns it into scalars; ptxas does, for a
+//   small one indexed by data). Where the trip count is not a constant, the
+//   innermost loop stepping through the array gets llvm.loop.unroll.disable
+//   (NVPTX prints it for ptxas as .pragma "nounroll") and
+//   llvm.loop.vectorize.enable=false, and the array 16-byte alignment as
+//   nvcc gives it: one access per iteration, as the source has it.
+// The two rewrites that serve these are in LocalCopiesPass.cpp.
 // A loop or call the source already decides for (unroll pragmas, noinline,
 // optnone) keeps its decision. Each verdict is a remark.
 //
