@@ -110,7 +110,6 @@ NvraPromoteLimits limits() {
   return L;
 }
 
-
 /// The alloca of \p F that \p Ptr points into, if any, and its size.
 const AllocaInst *localArray(const Value *Ptr, const Function &F,
                              uint64_t &Bytes) {
@@ -208,17 +207,16 @@ public:
               << " instructions; caller " << ore::NV("CallerBefore", Before)
               << " -> about " << ore::NV("CallerAfter", Before + Added) << ")");
         } else {
+          std::string Why =
+              Verdicts[I] == NVRA_CALL_RECURSIVE
+                  ? "recursive"
+                  : "over the caller's budget of " +
+                        std::to_string(InlineBudget) + " instructions";
           M.getContext().diagnose(
               OptimizationRemarkMissed(CallsPassArg, "InlineForLocal", &Call)
               << "call to " << Callee << " takes a local's address ("
               << ore::NV("LocalBytes", SiteBytes[I]) << " bytes): left to LLVM ("
-              << (Verdicts[I] == NVRA_CALL_RECURSIVE
-                      ? "recursive"
-                      : "over the caller's budget of")
-              << (Verdicts[I] == NVRA_CALL_RECURSIVE
-                      ? ""
-                      : " " + std::to_string(InlineBudget) + " instructions")
-              << ")");
+              << Why << ")");
         }
       }
     }
@@ -226,19 +224,21 @@ public:
   }
 };
 
-/// IR instructions of one iteration of \p L, inner loops with a constant
-/// trip count counted that many times.
-uint64_t iterationSize(const Loop &L, ScalarEvolution &SE) {
+/// IR instructions in the blocks of \p L, inner loops' included once.
+uint64_t instructionsIn(const Loop &L) {
   uint64_t Size = 0;
   for (const BasicBlock *BB : L.blocks())
     Size += BB->size();
-  // Inner loops' blocks count once per iteration of theirs.
+  return Size;
+}
+
+/// IR instructions of one iteration of \p L, inner loops with a constant
+/// trip count counted that many times.
+uint64_t iterationSize(const Loop &L, ScalarEvolution &SE) {
+  uint64_t Size = instructionsIn(L);
   for (const Loop *Inner : L.getSubLoops()) {
-    uint64_t Once = 0;
-    for (const BasicBlock *BB : Inner->blocks())
-      Once += BB->size();
-    unsigned Trips = SE.getSmallConstantTripCount(Inner);
-    Size += iterationSize(*Inner, SE) * std::max(Trips, 1u) - Once;
+    unsigned Trips = std::max(SE.getSmallConstantTripCount(Inner), 1u);
+    Size += iterationSize(*Inner, SE) * Trips - instructionsIn(*Inner);
   }
   return Size;
 }
@@ -354,11 +354,11 @@ public:
     if (hasUnrollTransformation(&L) != TM_Unspecified || !promotesLocals(F))
       return PreservedAnalyses::all();
     // The arrays the loop addresses at an offset that varies in it. With a
-    // constant trip count: those that unrolling makes scalars. Without one:
-    // those it steps through narrower than 4 bytes in its own blocks (not
-    // an inner loop's), which runtime unrolling and vectorizing would split
-    // into more such accesses; a data-dependent index, or a wider element,
-    // loses nothing to them, and ptxas unrolls a rolled loop the more.
+    // constant trip count: those that unrolling makes scalars (the others,
+    // kept in memory whatever the loop does, only for the remark). Without
+    // one: those it steps through by a constant stride in its own blocks
+    // (not an inner loop's), whose accesses runtime unrolling and
+    // vectorizing would copy; a data-dependent index has nothing to keep.
     bool Constant = AR.SE.getSmallConstantTripCount(&L) != 0;
     SmallPtrSet<AllocaInst *, 4> Arrays, Judged;
     uint64_t Largest = 0, LargestKept = 0;
@@ -394,29 +394,38 @@ public:
             Largest = std::max(Largest, Bytes);
           }
         }
-    NvraLocalLoop Facts;
-    if (Arrays.empty()) {
-      // Arrays that stay in memory whatever this loop does: say why, the
-      // loop's own limits first.
-      if (LargestKept == 0)
-        return PreservedAnalyses::all();
-      uint32_t Own = judgeLoop(L, AR.SE, LargestKept, false, Facts);
+    // Only arrays that stay in memory whatever this loop does: the remark
+    // says why, the loop's own limits first.
+    bool OnlyKept = Arrays.empty();
+    if (OnlyKept && LargestKept == 0)
+      return PreservedAnalyses::all();
+    if (OnlyKept)
       Largest = LargestKept;
-      if (Own == NVRA_LOOP_FULL_UNROLL) {
-        F.getContext().diagnose(
-            OptimizationRemarkMissed(LoopsPassArg, "UnrollForLocal",
-                                     L.getStartLoc(), L.getHeader())
-            << "function " << F.getName() << ": loop over a "
-            << ore::NV("ArrayBytes", Largest)
-            << "-byte local array: left to LLVM (the array stays in memory: "
-               "another access to it varies in a loop that stays rolled, or "
-               "is data-dependent, or its address escapes)");
-        return PreservedAnalyses::all();
-      }
-    }
+    NvraLocalLoop Facts;
     uint32_t Verdict = judgeLoop(L, AR.SE, Largest, DataDependent, Facts);
 
     LLVMContext &Context = F.getContext();
+    // "function F: loop over an N-byte local array, T iterations of S
+    // instructions: ", what the unroll remarks begin with.
+    auto Described = [&](auto Remark) {
+      Remark << "function " << F.getName() << ": loop over a "
+             << ore::NV("ArrayBytes", Largest) << "-byte local array, "
+             << ore::NV("TripCount", Facts.trip_count) << " iterations of "
+             << ore::NV("IterationInsts", Facts.body_insts)
+             << " instructions: ";
+      return Remark;
+    };
+    if (OnlyKept && Verdict == NVRA_LOOP_FULL_UNROLL) {
+      Context.diagnose(
+          OptimizationRemarkMissed(LoopsPassArg, "UnrollForLocal",
+                                   L.getStartLoc(), L.getHeader())
+          << "function " << F.getName() << ": loop over a "
+          << ore::NV("ArrayBytes", Largest)
+          << "-byte local array: left to LLVM (the array stays in memory: "
+             "another access to it varies in a loop that stays rolled, or "
+             "is data-dependent, or its address escapes)");
+      return PreservedAnalyses::all();
+    }
     auto Mark = [&](StringRef Name, Metadata *Value) {
       SmallVector<Metadata *, 2> Operands{MDString::get(Context, Name)};
       if (Value)
@@ -429,13 +438,9 @@ public:
       L.setLoopID(makePostTransformationMetadata(Context, L.getLoopID(), {},
                                                  {Full}));
       Context.diagnose(
-          OptimizationRemark(LoopsPassArg, "UnrollForLocal", L.getStartLoc(),
-                             L.getHeader())
-          << "function " << F.getName() << ": loop over a "
-          << ore::NV("ArrayBytes", Largest) << "-byte local array, "
-          << ore::NV("TripCount", Facts.trip_count) << " iterations of "
-          << ore::NV("IterationInsts", Facts.body_insts)
-          << " instructions: unrolled fully (about "
+          Described(OptimizationRemark(LoopsPassArg, "UnrollForLocal",
+                                       L.getStartLoc(), L.getHeader()))
+          << "unrolled fully (about "
           << ore::NV("UnrolledInsts",
                      uint64_t(Facts.trip_count) * Facts.body_insts)
           << " instructions)");
@@ -461,13 +466,9 @@ public:
     }
     default:
       Context.diagnose(
-          OptimizationRemarkMissed(LoopsPassArg, "UnrollForLocal",
-                                   L.getStartLoc(), L.getHeader())
-          << "function " << F.getName() << ": loop over a "
-          << ore::NV("ArrayBytes", Largest) << "-byte local array, "
-          << ore::NV("TripCount", Facts.trip_count) << " iterations of "
-          << ore::NV("IterationInsts", Facts.body_insts)
-          << " instructions: left to LLVM ("
+          Described(OptimizationRemarkMissed(LoopsPassArg, "UnrollForLocal",
+                                             L.getStartLoc(), L.getHeader()))
+          << "left to LLVM ("
           << (Verdict == NVRA_LOOP_TOO_MANY_TRIPS ? "too many iterations"
               : Verdict == NVRA_LOOP_ARRAY_TOO_BIG
                   ? "array too big for registers"
