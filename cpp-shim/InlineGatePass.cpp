@@ -38,6 +38,9 @@ using namespace llvm;
 
 namespace nvregalloc {
 
+/// The function-options choice this pass applies (src/choices.rs).
+static const FunctionChoice InlineAlways("inline", "always");
+
 namespace {
 class InlineGatePass : public PassInfoMixin<InlineGatePass> {
 public:
@@ -48,7 +51,7 @@ public:
     SmallVector<Function *, 16> Work;
     SmallPtrSet<Function *, 16> Seen;
     for (Function &F : M)
-      if (!F.isDeclaration() && makesIrChoice(F, NVRA_CHOICE_INLINE_ALWAYS) &&
+      if (!F.isDeclaration() && InlineAlways.isMadeFor(F) &&
           Seen.insert(&F).second)
         Work.push_back(&F);
     bool Changed = false;

@@ -27,6 +27,9 @@ using namespace llvm;
 
 namespace nvregalloc {
 
+/// The function-options choice this pass applies (src/choices.rs).
+static const FunctionChoice LsrOff("lsr", "off");
+
 namespace {
 /// Marks a function the gate made optnone; its value says whether the gate
 /// added noinline too.
@@ -48,7 +51,7 @@ public:
     Function &F = *L->getHeader()->getParent();
     if (F.hasOptNone())
       return false;
-    if (!makesIrChoice(F, NVRA_CHOICE_LSR_OFF))
+    if (!LsrOff.isMadeFor(F))
       return false;
     bool AddNoInline = !F.hasFnAttribute(Attribute::NoInline);
     F.addFnAttr(Attribute::OptimizeNone);

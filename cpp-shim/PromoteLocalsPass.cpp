@@ -56,6 +56,9 @@ using namespace llvm;
 
 namespace nvregalloc {
 
+/// The function-options choice this pass applies (src/choices.rs).
+static const FunctionChoice PromoteOff("promote", "off");
+
 static cl::opt<bool> PromoteLocals(
     "nvregalloc-promote-locals",
     cl::desc("Unroll loops over local arrays and inline calls taking a "
@@ -93,7 +96,7 @@ static cl::opt<unsigned> InlineBudget(
 
 bool promotesLocals(const Function &F) {
   return PromoteLocals && F.getParent()->getTargetTriple().isNVPTX() &&
-         !makesIrChoice(F, NVRA_CHOICE_PROMOTE_OFF);
+         !PromoteOff.isMadeFor(F);
 }
 
 namespace {

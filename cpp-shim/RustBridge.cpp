@@ -12,6 +12,7 @@
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 
 #include <cstdio>
@@ -57,13 +58,16 @@ static cl::opt<std::string> ReportPath(
     cl::desc("Write each function's figures, phase times and an occupancy "
              "estimate to this JSON file"));
 
-cl::opt<std::string> FunctionOptions(
-    "nvregalloc-function-options", cl::value_desc("file"),
-    cl::desc("Per-function choices, one line each: NAME coalesce=after-stock|off "
-             "color=rename|off pressure=relieve|off undefined=apart|shared "
-             "cap=N lsr=on|off unroll=on|off sched=source|pressure "
-             "inline=auto|always promote=on|off "
-             "(scripts/tune writes them)"));
+/// The syntax comes from the core, which defines the keys.
+static const std::string FunctionOptionsHelp =
+    std::string("Per-function choices, one line each: ") +
+    nvra_function_options_syntax() +
+    "; `*` for the rest, `[sm_NN]` sections per GPU (nvregalloc-tune writes "
+    "them)";
+
+cl::opt<std::string> FunctionOptions("nvregalloc-function-options",
+                                     cl::value_desc("file"),
+                                     cl::desc(FunctionOptionsHelp));
 
 static cl::opt<std::string> DotDir(
     "nvregalloc-dot", cl::value_desc("dir"),
@@ -84,10 +88,24 @@ NvraOptions sharedOptions() {
   return O;
 }
 
-bool makesIrChoice(const Function &F, NvraIrChoice Choice) {
+FunctionChoice::FunctionChoice(const char *Key, const char *Value) {
+  Known = nvra_choice_index(Key, Value, &KeyIndex, &ValueIndex) != 0;
+  if (!Known)
+    errs() << "nvregalloc: internal error: the core defines no choice " << Key
+           << "=" << Value << "\n";
+}
+
+bool FunctionChoice::isMadeFor(const Function &F) const {
+  if (!Known || FunctionOptions.empty())
+    return false;
   NvraOptions Options = sharedOptions();
   StringRef Name = F.getName();
-  return nvra_makes_ir_choice(&Options, Name.data(), Name.size(), Choice);
+  StringRef Gpu = F.getFnAttribute("target-cpu").getValueAsString();
+  NvraFunctionChoices Made;
+  if (nvra_function_choices(&Options, Name.data(), Name.size(), Gpu.data(),
+                            Gpu.size(), &Made) != 0)
+    return false;
+  return Made.value[KeyIndex] == ValueIndex;
 }
 
 namespace {

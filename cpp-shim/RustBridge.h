@@ -28,9 +28,22 @@ namespace nvregalloc {
 /// filled in; each pass then sets its own.
 NvraOptions sharedOptions();
 
-/// Whether the function-options file makes \p Choice for \p F (the Rust
-/// core reads the file; false on any error: LLVM's own behaviour).
-bool makesIrChoice(const llvm::Function &F, NvraIrChoice Choice);
+/// One value of one per-function choice (a key and value the core defines,
+/// src/choices.rs), for the lever in LLVM's pipeline that applies it.
+class FunctionChoice {
+public:
+  /// A pair the core does not define is a bug in the lever: it says so once
+  /// on stderr and is never made.
+  FunctionChoice(const char *Key, const char *Value);
+  /// Whether the function-options file makes this choice for \p F, compiled
+  /// for its "target-cpu" (false on any error: LLVM's own behaviour).
+  bool isMadeFor(const llvm::Function &F) const;
+
+private:
+  uint32_t KeyIndex = 0;
+  int32_t ValueIndex = -1;
+  bool Known = false;
+};
 
 /// The analyses runCorePass reads; call from getAnalysisUsage.
 void addCorePassAnalyses(llvm::AnalysisUsage &AU);

@@ -39,6 +39,9 @@ using namespace llvm;
 
 namespace nvregalloc {
 
+/// The function-options choice this pass applies (src/choices.rs).
+static const FunctionChoice SchedPressure("sched", "pressure");
+
 namespace {
 // SelectionDAGISel.cpp declares -pre-RA-sched as exactly this.
 using SchedulerOption =
@@ -78,7 +81,7 @@ public:
       return false;
     if (!Saved)
       Saved = Scheduler->getValue();
-    bool ForPressure = makesIrChoice(F, NVRA_CHOICE_SCHED_PRESSURE);
+    bool ForPressure = SchedPressure.isMadeFor(F);
     if (ForPressure && loadsI1(F)) {
       ForPressure = false;
       F.getContext().diagnose(

@@ -38,6 +38,9 @@ using namespace llvm;
 
 namespace nvregalloc {
 
+/// The function-options choice this pass applies (src/choices.rs).
+static const FunctionChoice UnrollOff("unroll", "off");
+
 namespace {
 /// The mark the unrollers honour, and ours beside it (so that the end pass
 /// takes back only what the gate added).
@@ -55,7 +58,7 @@ public:
         !F.getParent()->getTargetTriple().isNVPTX() ||
         hasUnrollTransformation(&L) != TM_Unspecified)
       return PreservedAnalyses::all();
-    if (!makesIrChoice(F, NVRA_CHOICE_UNROLL_OFF))
+    if (!UnrollOff.isMadeFor(F))
       return PreservedAnalyses::all();
     LLVMContext &Context = F.getContext();
     MDNode *Marks[] = {

@@ -15,6 +15,7 @@ use tracing_subscriber::util::SubscriberInitExt;
 
 use crate::abi::*;
 use crate::asm;
+use crate::choices;
 use crate::driver::{self, Pass, Verdict};
 use crate::function::{
     Block, BlockData, Function, InstData, InstFlags, InstKind, Operand, OperandFlags, RegClass, VReg,
@@ -173,41 +174,77 @@ pub unsafe extern "C" fn nvra_result_free(result: *mut NvraResult) {
     }
 }
 
-/// Whether the function-options file makes the IR-level choice `choice` (an
-/// `NvraIrChoice`: `lsr=off`, `unroll=off`, `sched=pressure`,
-/// `inline=always`, `promote=off`) for the IR function `name` (`name_len` bytes): 1 if it
-/// does, else 0. Anything that goes wrong (an unreadable file, a mismatched
-/// ABI, an unknown choice, a panic) answers 0, LLVM's own behaviour; the
-/// machine passes report such a file for the same function.
+const _: () = assert!(choices::KEYS.len() <= NVRA_MAX_CHOICE_KEYS as usize);
+
+/// Where `key=value` sits in `NvraFunctionChoices` (see nvregalloc.h).
 ///
 /// # Safety
-/// `options` must point to an `NvraOptions` laid out as in nvregalloc.h and
-/// `name` to `name_len` readable bytes.
+/// `key` must be a NUL-terminated string, `value` one or null, and the two
+/// out pointers writable.
 #[no_mangle]
-pub unsafe extern "C" fn nvra_makes_ir_choice(
+pub unsafe extern "C" fn nvra_choice_index(
+    key: *const c_char,
+    value: *const c_char,
+    key_index: *mut u32,
+    value_index: *mut i32,
+) -> u32 {
+    let key = c_string(key);
+    let Some(k) = choices::KEYS.iter().position(|k| k.name == key) else { return 0 };
+    let v = if value.is_null() {
+        -1
+    } else {
+        let value = c_string(value);
+        match choices::KEYS[k].values.iter().position(|v| *v == value) {
+            Some(v) => v as i32,
+            None => return 0,
+        }
+    };
+    *key_index = k as u32;
+    *value_index = v;
+    1
+}
+
+/// The choices the function-options file makes for one IR function: the
+/// levers in LLVM's own pipeline read them. Anything that goes wrong
+/// answers 1 with nothing set (LLVM's own behaviour).
+///
+/// # Safety
+/// `options` must point to an `NvraOptions` laid out as in nvregalloc.h,
+/// `name` and `gpu` to `name_len` and `gpu_len` readable bytes, `out` to a
+/// writable `NvraFunctionChoices`.
+#[no_mangle]
+pub unsafe extern "C" fn nvra_function_choices(
     options: *const NvraOptions,
     name: *const c_char,
     name_len: usize,
-    choice: u32,
+    gpu: *const c_char,
+    gpu_len: usize,
+    out: *mut NvraFunctionChoices,
 ) -> u32 {
     init_logging();
-    let makes = panic::catch_unwind(AssertUnwindSafe(|| {
+    let out = &mut *out;
+    out.value = [-1; NVRA_MAX_CHOICE_KEYS as usize];
+    let made = panic::catch_unwind(AssertUnwindSafe(|| {
         let raw = &*options;
         if raw.abi_version != NVRA_ABI_VERSION || raw.sizeof_options as usize != size_of::<NvraOptions>() {
-            return false;
+            return None;
         }
         let name = String::from_utf8_lossy(array(name.cast::<u8>(), name_len as u32));
-        let Ok(options) = options_from_abi(raw).for_function(&name) else { return false };
-        match choice {
-            NVRA_CHOICE_LSR_OFF => !options.loop_strength_reduction,
-            NVRA_CHOICE_UNROLL_OFF => !options.loop_unrolling,
-            NVRA_CHOICE_SCHED_PRESSURE => options.pressure_scheduling,
-            NVRA_CHOICE_INLINE_ALWAYS => options.inline_always,
-            NVRA_CHOICE_PROMOTE_OFF => !options.promote_locals,
-            _ => false,
-        }
+        let gpu = String::from_utf8_lossy(array(gpu.cast::<u8>(), gpu_len as u32));
+        options_from_abi(raw).choices_for(&name, &gpu).ok()
     }));
-    u32::from(makes.unwrap_or(false))
+    let Ok(Some(made)) = made else { return 1 };
+    for (slot, value) in out.value.iter_mut().zip(made.raw_values()) {
+        *slot = value.map_or(-1, |v| v as i32);
+    }
+    0
+}
+
+/// See nvregalloc.h.
+#[no_mangle]
+pub extern "C" fn nvra_function_options_syntax() -> *const c_char {
+    static SYNTAX: std::sync::OnceLock<CString> = std::sync::OnceLock::new();
+    SYNTAX.get_or_init(|| CString::new(choices::syntax()).expect("no NUL in the keys")).as_ptr()
 }
 
 fn limits_from_abi(raw: &NvraPromoteLimits) -> promote::Limits {

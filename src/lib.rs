@@ -21,6 +21,7 @@ mod abi {
 pub mod asm;
 pub mod budget;
 pub mod checker;
+pub mod choices;
 pub mod coalesce;
 pub mod color;
 pub mod cssa;

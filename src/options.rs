@@ -214,127 +214,54 @@ impl Options {
     }
 }
 
-/// `-nvregalloc-function-options=FILE`: per-function choices, one function
-/// per line, `NAME key=value ...` (`#` starts a comment), with keys
-/// `coalesce` (`after-stock` | `off`), `color` (`rename` | `off`),
-/// `pressure` (`relieve` | `off`), `undefined` (`apart` | `shared`: see
-/// `Options::undefined_apart`), `cap` (registers, 1 to 255: see
-/// `Options::register_cap`), `lsr` (`on` | `off`: see
-/// `Options::loop_strength_reduction`), `unroll` (`on` | `off`: see
-/// `Options::loop_unrolling`), `sched` (`source` | `pressure`: see
-/// `Options::pressure_scheduling`), `inline` (`auto` | `always`: see
-/// `Options::inline_always`) and `promote` (`on` | `off`: see
-/// `Options::promote_locals`). A function the file does not name takes
-/// the line named `*`, if any, else keeps the command line's options.
-/// `scripts/tune` writes such files from what ptxas makes of each choice.
+/// `-nvregalloc-function-options=FILE`: per-function choices, in the format
+/// and with the keys `crate::choices` defines. The file is read once per run.
 pub mod per_function {
-    use std::collections::HashMap;
     use std::path::{Path, PathBuf};
     use std::sync::{Arc, Mutex};
 
-    use super::{CoalesceMode, ColorMode, Options, PressureMode};
+    use super::Options;
+    use crate::choices::{FunctionChoices, OptionsFile};
 
-    /// What ptxas can give one thread (sm_70 and later).
-    const MAX_REGISTERS: u32 = 255;
-
-    /// (key, value) pairs per function name.
-    type Table = HashMap<String, Vec<(String, String)>>;
-
-    /// A file's table, or why it could not be read.
-    type Loaded = Arc<Result<Table, String>>;
+    /// A file's contents, or why it could not be read.
+    type Loaded = Arc<Result<OptionsFile, String>>;
 
     /// Read once per file and run.
-    static TABLES: Mutex<Vec<(PathBuf, Loaded)>> = Mutex::new(Vec::new());
+    static FILES: Mutex<Vec<(PathBuf, Loaded)>> = Mutex::new(Vec::new());
 
-    fn table(path: &Path) -> Loaded {
-        let mut tables = TABLES.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some((_, t)) = tables.iter().find(|(p, _)| p == path) {
-            return t.clone();
+    fn load(path: &Path) -> Loaded {
+        let mut files = FILES.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some((_, f)) = files.iter().find(|(p, _)| p == path) {
+            return f.clone();
         }
         let parsed = Arc::new(
             std::fs::read_to_string(path)
                 .map_err(|e| format!("cannot read -nvregalloc-function-options={}: {e}", path.display()))
                 .and_then(|text| {
-                    parse(&text).map_err(|e| format!("-nvregalloc-function-options={}: {e}", path.display()))
+                    OptionsFile::parse(&text)
+                        .map_err(|e| format!("-nvregalloc-function-options={}: {e}", path.display()))
                 }),
         );
-        tables.push((path.to_owned(), parsed.clone()));
+        files.push((path.to_owned(), parsed.clone()));
         parsed
     }
 
-    fn parse(text: &str) -> Result<Table, String> {
-        let mut table = Table::new();
-        for (n, line) in text.lines().enumerate() {
-            let line = line.split('#').next().unwrap_or("").trim();
-            let mut words = line.split_whitespace();
-            let Some(name) = words.next() else { continue };
-            let mut pairs = Vec::new();
-            for word in words {
-                let Some((key, value)) = word.split_once('=') else {
-                    return Err(format!("line {}: '{word}' is not key=value", n + 1));
-                };
-                check(key, value).map_err(|e| format!("line {}: {e}", n + 1))?;
-                pairs.push((key.to_owned(), value.to_owned()));
-            }
-            table.insert(name.to_owned(), pairs);
-        }
-        Ok(table)
-    }
-
-    fn check(key: &str, value: &str) -> Result<(), String> {
-        if key == "cap" {
-            return match value.parse::<u32>() {
-                Ok(1..=MAX_REGISTERS) => Ok(()),
-                _ => Err(format!("cap={value}: expected registers, 1 to {MAX_REGISTERS}")),
-            };
-        }
-        let allowed: &[&str] = match key {
-            "coalesce" => &["after-stock", "off"],
-            "color" => &["rename", "off"],
-            "pressure" => &["relieve", "off"],
-            "undefined" => &["apart", "shared"],
-            "lsr" | "unroll" | "promote" => &["on", "off"],
-            "sched" => &["source", "pressure"],
-            "inline" => &["auto", "always"],
-            _ => {
-                return Err(format!(
-                    "unknown option '{key}' (known: coalesce, color, pressure, undefined, cap, lsr, unroll, sched, inline, promote)"
-                ))
-            }
-        };
-        if allowed.contains(&value) {
-            Ok(())
-        } else {
-            Err(format!("{key}={value}: expected one of {}", allowed.join(", ")))
-        }
-    }
-
     impl Options {
+        /// The choices the function-options file (if any) makes for
+        /// `function` compiled for `gpu`; an unreadable or malformed file is
+        /// an error.
+        pub fn choices_for(&self, function: &str, gpu: &str) -> Result<FunctionChoices, String> {
+            let Some(path) = &self.function_options else { return Ok(FunctionChoices::default()) };
+            let file = load(path);
+            let file = file.as_ref().as_ref().map_err(Clone::clone)?;
+            Ok(file.lookup(function, gpu).cloned().unwrap_or_default())
+        }
+
         /// These options as the function-options file (if any) sets them for
-        /// `function`; an unreadable or malformed file is an error.
+        /// `function` on `self.target_cpu`.
         pub fn for_function(&self, function: &str) -> Result<Options, String> {
-            let Some(path) = &self.function_options else { return Ok(self.clone()) };
-            let table = table(path);
-            let table = table.as_ref().as_ref().map_err(Clone::clone)?;
             let mut options = self.clone();
-            let line = table.get(function).or_else(|| table.get("*"));
-            for (key, value) in line.map_or(&[][..], |v| v.as_slice()) {
-                match (key.as_str(), value.as_str()) {
-                    ("coalesce", "off") => options.coalesce_mode = CoalesceMode::Off,
-                    ("coalesce", _) => options.coalesce_mode = CoalesceMode::AfterStock,
-                    ("color", "off") => options.color_mode = ColorMode::Off,
-                    ("color", _) => options.color_mode = ColorMode::Rename,
-                    ("pressure", "off") => options.pressure_mode = PressureMode::Off,
-                    ("pressure", _) => options.pressure_mode = PressureMode::Relieve,
-                    ("cap", registers) => options.register_cap = registers.parse().ok(),
-                    ("lsr", value) => options.loop_strength_reduction = value == "on",
-                    ("unroll", value) => options.loop_unrolling = value == "on",
-                    ("sched", value) => options.pressure_scheduling = value == "pressure",
-                    ("inline", value) => options.inline_always = value == "always",
-                    ("promote", value) => options.promote_locals = value == "on",
-                    (_, value) => options.undefined_apart = value == "apart",
-                }
-            }
+            self.choices_for(function, &self.target_cpu)?.apply_to(&mut options);
             Ok(options)
         }
     }
@@ -344,60 +271,22 @@ pub mod per_function {
         use super::*;
 
         #[test]
-        fn lines_name_functions_and_their_choices() {
-            let table =
-                parse("# tuned\nk1 color=off pressure=relieve\n\nk2 coalesce=off undefined=shared # stock\n")
-                    .unwrap();
-            assert_eq!(
-                table["k1"],
-                vec![("color".into(), "off".into()), ("pressure".into(), "relieve".into())]
-            );
-            assert_eq!(
-                table["k2"],
-                vec![("coalesce".into(), "off".into()), ("undefined".into(), "shared".into())]
-            );
-        }
-
-        #[test]
-        fn mistakes_are_errors_that_say_where() {
-            assert_eq!(parse("k color").unwrap_err(), "line 1: 'color' is not key=value");
-            assert!(parse("k\nk colour=off").unwrap_err().starts_with("line 2: unknown option 'colour'"));
-            assert!(parse("k color=maybe").unwrap_err().contains("expected one of rename, off"));
-            assert!(parse("k cap=0").unwrap_err().contains("cap=0: expected registers, 1 to 255"));
-            assert!(parse("k cap=many").is_err());
-            assert_eq!(parse("k cap=32").unwrap()["k"], vec![("cap".into(), "32".into())]);
-            assert!(parse("k lsr=no").unwrap_err().contains("lsr=no: expected one of on, off"));
-            assert!(parse("k unroll=4").unwrap_err().contains("unroll=4: expected one of on, off"));
-            assert!(parse("k sched=burr")
-                .unwrap_err()
-                .contains("sched=burr: expected one of source, pressure"));
-            assert!(parse("k inline=never")
-                .unwrap_err()
-                .contains("inline=never: expected one of auto, always"));
-        }
-
-        #[test]
-        fn a_file_makes_llvm_choices_for_the_functions_it_names() {
-            let path = std::env::temp_dir().join(format!("nvra-lsr-{}.nvra", std::process::id()));
-            std::fs::write(&path, "k lsr=off cap=40\nu unroll=off sched=pressure inline=always\n* lsr=on\n")
-                .unwrap();
+        fn a_file_makes_choices_for_the_functions_it_names_on_its_gpu() {
+            let path = std::env::temp_dir().join(format!("nvra-choices-{}.nvra", std::process::id()));
+            std::fs::write(&path, "k lsr=off cap=40\n* lsr=on\n[sm_80]\nk unroll=off\n").unwrap();
             let options = Options { function_options: Some(path.clone()), ..Options::default() };
             let k = options.for_function("k").unwrap();
             assert!(!k.loop_strength_reduction && k.loop_unrolling);
             assert_eq!(k.register_cap, Some(40));
-            let u = options.for_function("u").unwrap();
-            assert!(
-                u.loop_strength_reduction && !u.loop_unrolling && u.pressure_scheduling && u.inline_always
-            );
             let other = options.for_function("other").unwrap();
-            assert!(
-                other.loop_strength_reduction
-                    && other.loop_unrolling
-                    && !other.pressure_scheduling
-                    && !other.inline_always
-            );
+            assert!(other.loop_strength_reduction && other.register_cap.is_none());
+            let on_sm80 = Options { target_cpu: "sm_80".into(), ..options.clone() };
+            let k80 = on_sm80.for_function("k").unwrap();
+            assert!(!k80.loop_unrolling && k80.loop_strength_reduction);
             assert!(Options::default().for_function("k").unwrap().loop_strength_reduction);
-            std::fs::remove_file(path).unwrap();
+            std::fs::remove_file(&path).unwrap();
+            let missing = Options { function_options: Some(path.with_extension("none")), ..Options::default() };
+            assert!(missing.for_function("k").unwrap_err().starts_with("cannot read"));
         }
     }
 }

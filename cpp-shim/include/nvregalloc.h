@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bump on any change to a struct below or to the meaning of a field. */
-#define NVRA_ABI_VERSION 18u
+#define NVRA_ABI_VERSION 19u
 
 /* Sentinel for "no register" / "no tie" in 32-bit index fields. */
 #define NVRA_NONE 0xffffffffu
@@ -297,20 +297,35 @@ NvraResult *nvra_run_pass(const NvraFunction *fn, const NvraOptions *options,
 
 void nvra_result_free(NvraResult *result);
 
-/* Choices a function-options file can make per function in LLVM's own
- * pipeline, away from what LLVM does by default. */
-typedef enum NvraIrChoice {
-  NVRA_CHOICE_LSR_OFF = 0,        /* lsr=off: no loop strength reduction */
-  NVRA_CHOICE_UNROLL_OFF = 1,     /* unroll=off: loops left rolled */
-  NVRA_CHOICE_SCHED_PRESSURE = 2, /* sched=pressure: list-burr in ISel */
-  NVRA_CHOICE_INLINE_ALWAYS = 3,  /* inline=always: every call site */
-  NVRA_CHOICE_PROMOTE_OFF = 4,    /* promote=off: local arrays left to LLVM */
-} NvraIrChoice;
+/* Per-function choices: the keys and values of a function-options file,
+ * defined in the core (src/choices.rs), which also reads the file. */
+#define NVRA_MAX_CHOICE_KEYS 16u
 
-/* 1 if the function-options file makes `choice` for the IR function name
- * (name_len bytes), else 0 (also on any error: LLVM's own behaviour). */
-uint32_t nvra_makes_ir_choice(const NvraOptions *options, const char *name,
-                              size_t name_len, uint32_t choice);
+typedef struct NvraFunctionChoices {
+  /* Per key, in the core's order: -1 where the file sets nothing for the
+   * function (the command line's, or LLVM's, behaviour), else the value's
+   * index among the key's values (for `cap`, the register count). */
+  int32_t value[NVRA_MAX_CHOICE_KEYS];
+} NvraFunctionChoices;
+
+/* Where `key=value` sits in NvraFunctionChoices: 1 and the key's index and
+ * the value's, or 0 if the core has no such key or value (value null: the
+ * key alone, *value_index -1). */
+uint32_t nvra_choice_index(const char *key, const char *value,
+                           uint32_t *key_index, int32_t *value_index);
+
+/* The choices the function-options file makes for the function `name`
+ * (name_len bytes) compiled for `gpu` (gpu_len bytes, e.g. "sm_90"; 0 bytes:
+ * unknown). Returns 0; on any error (an unreadable file, a mismatched ABI, a
+ * panic) returns 1 with every value -1: LLVM's own behaviour, and the
+ * machine passes report such a file for the same function. */
+uint32_t nvra_function_choices(const NvraOptions *options, const char *name,
+                               size_t name_len, const char *gpu,
+                               size_t gpu_len, NvraFunctionChoices *out);
+
+/* The file's syntax in one line, for -help: "NAME coalesce=after-stock|off
+ * ... cap=N". A static string. */
+const char *nvra_function_options_syntax(void);
 
 /* nvregalloc-promote-locals: the middle end's choices that decide whether a
  * local array (an alloca) can become registers. The shim reports facts about

@@ -1,0 +1,453 @@
+//! The per-function choices: the one place that says which keys a
+//! function-options file (`-nvregalloc-function-options=FILE`) may set,
+//! their values, what stock LLVM and the plugin do without them, and what
+//! each means. The file parser below, the shim's option help and its levers
+//! (through the ABI in `ffi`) and the tuner (`nvregalloc-tune`) all read
+//! `KEYS`; adding a choice is a `ChoiceKey` here, the one shim lever that
+//! applies it, and a test.
+//!
+//! The file:
+//!
+//! ```text
+//! nvregalloc-options 1          # the format's version (optional: 1)
+//! * coalesce=off                # every function not named, every GPU
+//! k lsr=off                     # function k, every GPU
+//! [sm_90]                       # from here on, only when compiling for sm_90
+//! k lsr=off cap=40
+//! ```
+//!
+//! A function takes the first line that names it, else the first `*` line,
+//! of its GPU's section; where that section has neither, the lines before
+//! any section; where they have neither, the command line's options. A
+//! file without the version line is read as version 1 (files written before
+//! versions existed).
+
+use std::collections::HashMap;
+use std::fmt;
+
+use crate::options::{CoalesceMode, ColorMode, Options, PressureMode};
+
+/// One key of a function-options file.
+#[derive(Debug)]
+pub struct ChoiceKey {
+    pub name: &'static str,
+    /// The values it takes; empty for `cap`, which takes a register count.
+    pub values: &'static [&'static str],
+    /// What LLVM does without the plugin.
+    pub stock: &'static str,
+    /// What the plugin does unless told otherwise.
+    pub default: &'static str,
+    /// Acts in the middle end (clang `-fpass-plugin`, opt): llc's input,
+    /// already optimized IR, cannot show it.
+    pub middle_end: bool,
+    pub help: &'static str,
+}
+
+pub const COALESCE: ChoiceKey = ChoiceKey {
+    name: "coalesce",
+    values: &["after-stock", "off"],
+    stock: "off",
+    default: "after-stock",
+    middle_end: false,
+    help: "conservative coalescing after LLVM's RegisterCoalescer",
+};
+pub const COLOR: ChoiceKey = ChoiceKey {
+    name: "color",
+    values: &["off", "rename"],
+    stock: "off",
+    default: "off",
+    middle_end: false,
+    help: "rename virtual registers to the fewest PTX registers",
+};
+pub const PRESSURE: ChoiceKey = ChoiceKey {
+    name: "pressure",
+    values: &["off", "relieve"],
+    stock: "off",
+    default: "off",
+    middle_end: false,
+    help: "recompute cheap values next to their uses where that crosses an occupancy step",
+};
+pub const UNDEFINED: ChoiceKey = ChoiceKey {
+    name: "undefined",
+    values: &["apart", "shared"],
+    stock: "apart",
+    default: "apart",
+    middle_end: false,
+    help: "renaming: undefined values get registers of their own, or share them",
+};
+/// A kernel's PTX `.maxnreg`: ptxas left to itself often takes more
+/// registers than it needs, and only ptxas can tell where a cap at an
+/// occupancy step holds without a spill.
+pub const CAP: ChoiceKey = ChoiceKey {
+    name: "cap",
+    values: &[],
+    stock: "",
+    default: "",
+    middle_end: false,
+    help: "registers per thread ptxas may give the kernel (PTX .maxnreg), 1 to 255",
+};
+/// On NVPTX, whose addresses have no register-plus-scaled-index form, LSR
+/// gives each array its own 64-bit pointer; without it a loop carries one
+/// index (`Options::loop_strength_reduction`).
+pub const LSR: ChoiceKey = ChoiceKey {
+    name: "lsr",
+    values: &["on", "off"],
+    stock: "on",
+    default: "on",
+    middle_end: false,
+    help: "LLVM's loop strength reduction",
+};
+pub const UNROLL: ChoiceKey = ChoiceKey {
+    name: "unroll",
+    values: &["on", "off"],
+    stock: "on",
+    default: "on",
+    middle_end: true,
+    help: "LLVM's loop unrollers, of their own accord (#pragma unroll holds)",
+};
+pub const SCHED: ChoiceKey = ChoiceKey {
+    name: "sched",
+    values: &["source", "pressure"],
+    stock: "source",
+    default: "source",
+    middle_end: false,
+    help: "instruction selection's scheduler: source order, or for register pressure",
+};
+pub const INLINE: ChoiceKey = ChoiceKey {
+    name: "inline",
+    values: &["auto", "always"],
+    stock: "auto",
+    default: "auto",
+    middle_end: true,
+    help: "inline the function and what it calls wherever called, as nvcc does",
+};
+pub const PROMOTE: ChoiceKey = ChoiceKey {
+    name: "promote",
+    values: &["on", "off"],
+    stock: "off",
+    default: "on",
+    middle_end: true,
+    help: "nvregalloc-promote-locals: unroll loops and inline calls over local arrays",
+};
+
+/// Every key, in the order files and help list them. A key's place here is
+/// its index in the ABI's `NvraFunctionChoices::value`.
+pub const KEYS: &[&ChoiceKey] = &[&COALESCE, &COLOR, &PRESSURE, &UNDEFINED, &CAP, &LSR, &UNROLL, &SCHED, &INLINE, &PROMOTE];
+
+/// What ptxas can give one thread (sm_70 and later).
+pub const MAX_REGISTERS: u32 = 255;
+
+/// The version this build reads and writes.
+pub const FORMAT_VERSION: u32 = 1;
+const VERSION_WORD: &str = "nvregalloc-options";
+
+fn index_of(key: &ChoiceKey) -> usize {
+    KEYS.iter().position(|k| k.name == key.name).expect("every ChoiceKey is in KEYS")
+}
+
+/// Some keys' values for one function; a key not set is left to the
+/// command line. Enumerated values are kept as their index in
+/// `ChoiceKey::values`, `cap` as its register count.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FunctionChoices {
+    values: [Option<u32>; KEYS.len()],
+}
+
+impl FunctionChoices {
+    /// Every key as stock LLVM has it (no cap).
+    pub fn stock() -> Self {
+        Self::every(|k| k.stock)
+    }
+
+    /// Every key as the plugin has it unless told otherwise (no cap).
+    pub fn plugin_default() -> Self {
+        Self::every(|k| k.default)
+    }
+
+    fn every(value: impl Fn(&ChoiceKey) -> &'static str) -> Self {
+        let mut choices = Self::default();
+        for key in KEYS.iter().filter(|k| !k.values.is_empty()) {
+            choices.set(key.name, value(key)).expect("defaults are among the values");
+        }
+        choices
+    }
+
+    /// `key=value`, checked against `KEYS`.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let Some(index) = KEYS.iter().position(|k| k.name == key) else {
+            let known: Vec<_> = KEYS.iter().map(|k| k.name).collect();
+            return Err(format!("unknown option '{key}' (known: {})", known.join(", ")));
+        };
+        let info = KEYS[index];
+        self.values[index] = Some(if info.values.is_empty() {
+            match value.parse::<u32>() {
+                Ok(n @ 1..=MAX_REGISTERS) => n,
+                _ => return Err(format!("{key}={value}: expected registers, 1 to {MAX_REGISTERS}")),
+            }
+        } else {
+            match info.values.iter().position(|v| *v == value) {
+                Some(v) => v as u32,
+                None => return Err(format!("{key}={value}: expected one of {}", info.values.join(", "))),
+            }
+        });
+        Ok(())
+    }
+
+    /// These choices with `key=value` (a value `KEYS` defines).
+    pub fn with(mut self, key: &ChoiceKey, value: &str) -> Self {
+        self.set(key.name, value).unwrap_or_else(|e| panic!("{e}"));
+        self
+    }
+
+    /// The value set for an enumerated `key`, if any.
+    pub fn get(&self, key: &ChoiceKey) -> Option<&'static str> {
+        debug_assert!(!key.values.is_empty(), "{} takes a number", key.name);
+        self.values[index_of(key)].map(|v| key.values[v as usize])
+    }
+
+    /// Whether `key` is set to `value`.
+    pub fn is(&self, key: &ChoiceKey, value: &str) -> bool {
+        self.get(key) == Some(value)
+    }
+
+    pub fn cap(&self) -> Option<u32> {
+        self.values[index_of(&CAP)]
+    }
+
+    pub fn with_cap(mut self, cap: Option<u32>) -> Self {
+        self.values[index_of(&CAP)] = cap;
+        self
+    }
+
+    /// Per key in `KEYS` order: unset, the value's index, or `cap`'s count
+    /// (the ABI's layout).
+    pub fn raw_values(&self) -> &[Option<u32>] {
+        &self.values
+    }
+
+    /// The command line's options as these choices change them.
+    pub fn apply_to(&self, options: &mut Options) {
+        if let Some(v) = self.get(&COALESCE) {
+            options.coalesce_mode = if v == "off" { CoalesceMode::Off } else { CoalesceMode::AfterStock };
+        }
+        if let Some(v) = self.get(&COLOR) {
+            options.color_mode = if v == "off" { ColorMode::Off } else { ColorMode::Rename };
+        }
+        if let Some(v) = self.get(&PRESSURE) {
+            options.pressure_mode = if v == "off" { PressureMode::Off } else { PressureMode::Relieve };
+        }
+        if let Some(v) = self.get(&UNDEFINED) {
+            options.undefined_apart = v == "apart";
+        }
+        if let Some(cap) = self.cap() {
+            options.register_cap = Some(cap);
+        }
+        if let Some(v) = self.get(&LSR) {
+            options.loop_strength_reduction = v == "on";
+        }
+        if let Some(v) = self.get(&UNROLL) {
+            options.loop_unrolling = v == "on";
+        }
+        if let Some(v) = self.get(&SCHED) {
+            options.pressure_scheduling = v == "pressure";
+        }
+        if let Some(v) = self.get(&INLINE) {
+            options.inline_always = v == "always";
+        }
+        if let Some(v) = self.get(&PROMOTE) {
+            options.promote_locals = v == "on";
+        }
+    }
+}
+
+/// `key=value ...` in `KEYS` order, the keys set only.
+impl fmt::Display for FunctionChoices {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut first = true;
+        for (key, value) in KEYS.iter().zip(&self.values) {
+            let Some(v) = value else { continue };
+            if !first {
+                f.write_str(" ")?;
+            }
+            first = false;
+            match key.values.get(*v as usize) {
+                Some(name) if !key.values.is_empty() => write!(f, "{}={name}", key.name)?,
+                _ => write!(f, "{}={v}", key.name)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The file's syntax in one line, for `-help`: `NAME coalesce=after-stock|off ... cap=N`.
+pub fn syntax() -> String {
+    let mut line = "NAME".to_owned();
+    for key in KEYS {
+        let values = if key.values.is_empty() { "N".to_owned() } else { key.values.join("|") };
+        line.push_str(&format!(" {}={values}", key.name));
+    }
+    line
+}
+
+/// A parsed function-options file.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct OptionsFile {
+    /// The lines before any section (GPU `None`), then one per `[sm_NN]`.
+    sections: Vec<(Option<String>, HashMap<String, FunctionChoices>)>,
+}
+
+impl OptionsFile {
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let mut file = Self { sections: vec![(None, HashMap::new())] };
+        let mut seen_content = false;
+        for (n, line) in text.lines().enumerate() {
+            let at = |e: String| format!("line {}: {e}", n + 1);
+            let line = line.split('#').next().unwrap_or("").trim();
+            let mut words = line.split_whitespace();
+            let Some(first) = words.next() else { continue };
+            if first == VERSION_WORD {
+                let version = words.next().unwrap_or("");
+                if seen_content || version != FORMAT_VERSION.to_string() || words.next().is_some() {
+                    return Err(at(format!(
+                        "'{line}': this plugin reads `{VERSION_WORD} {FORMAT_VERSION}` as the first line"
+                    )));
+                }
+                seen_content = true;
+                continue;
+            }
+            seen_content = true;
+            if let Some(gpu) = first.strip_prefix('[').and_then(|s| s.strip_suffix(']')) {
+                if gpu.is_empty() || words.next().is_some() {
+                    return Err(at(format!("'{line}': a section is one `[sm_NN]`")));
+                }
+                file.sections.push((Some(gpu.to_owned()), HashMap::new()));
+                continue;
+            }
+            let mut choices = FunctionChoices::default();
+            for word in words {
+                let Some((key, value)) = word.split_once('=') else {
+                    return Err(at(format!("'{word}' is not key=value")));
+                };
+                choices.set(key, value).map_err(at)?;
+            }
+            let section = &mut file.sections.last_mut().expect("the unsectioned part").1;
+            section.entry(first.to_owned()).or_insert(choices);
+        }
+        Ok(file)
+    }
+
+    /// The choices for `function` when compiling for `gpu` (e.g. "sm_90";
+    /// empty where unknown), if the file has any.
+    pub fn lookup(&self, function: &str, gpu: &str) -> Option<&FunctionChoices> {
+        fn in_section<'a>(section: &'a HashMap<String, FunctionChoices>, function: &str) -> Option<&'a FunctionChoices> {
+            section.get(function).or_else(|| section.get("*"))
+        }
+        self.sections
+            .iter()
+            .filter(|(g, _)| g.as_deref() == Some(gpu))
+            .find_map(|(_, s)| in_section(s, function))
+            .or_else(|| in_section(&self.sections[0].1, function))
+    }
+
+    /// A file with one section per GPU, each with its `*` line first, then
+    /// its functions by name, each with a comment (`(choices, comment)`).
+    pub fn write(header: &str, sections: &[(String, FunctionChoices, Vec<(String, FunctionChoices, String)>)]) -> String {
+        let mut text = format!("{VERSION_WORD} {FORMAT_VERSION}\n");
+        for line in header.lines() {
+            text.push_str(&format!("# {line}\n"));
+        }
+        for (gpu, others, functions) in sections {
+            text.push_str(&format!("[{gpu}]\n* {others}  # functions not named below\n"));
+            for (name, choices, comment) in functions {
+                let comment = if comment.is_empty() { String::new() } else { format!("  # {comment}") };
+                text.push_str(&format!("{name} {choices}{comment}\n"));
+            }
+        }
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<OptionsFile, String> {
+        OptionsFile::parse(text)
+    }
+
+    #[test]
+    fn lines_name_functions_and_their_choices() {
+        let file = parse("# tuned\nk1 color=off pressure=relieve\n\nk2 coalesce=off undefined=shared # stock\n").unwrap();
+        let k1 = file.lookup("k1", "sm_90").unwrap();
+        assert_eq!(k1.to_string(), "color=off pressure=relieve");
+        assert!(k1.is(&PRESSURE, "relieve") && k1.get(&LSR).is_none());
+        assert_eq!(file.lookup("k2", "").unwrap().to_string(), "coalesce=off undefined=shared");
+        assert!(file.lookup("k3", "sm_90").is_none());
+    }
+
+    #[test]
+    fn mistakes_are_errors_that_say_where() {
+        assert_eq!(parse("k color").unwrap_err(), "line 1: 'color' is not key=value");
+        assert!(parse("k\nk colour=off").unwrap_err().starts_with("line 2: unknown option 'colour'"));
+        assert!(parse("k color=maybe").unwrap_err().contains("expected one of off, rename"));
+        assert!(parse("k cap=0").unwrap_err().contains("cap=0: expected registers, 1 to 255"));
+        assert!(parse("k cap=many").is_err());
+        assert!(parse("k lsr=no").unwrap_err().contains("lsr=no: expected one of on, off"));
+        assert!(parse("k sched=burr").unwrap_err().contains("expected one of source, pressure"));
+        assert!(parse("k inline=never").unwrap_err().contains("expected one of auto, always"));
+        assert!(parse("nvregalloc-options 2\n").unwrap_err().contains("reads `nvregalloc-options 1`"));
+        assert!(parse("k lsr=off\nnvregalloc-options 1\n").unwrap_err().starts_with("line 2:"));
+        assert!(parse("[sm_90 x]\n").is_err());
+    }
+
+    #[test]
+    fn a_gpu_section_comes_before_the_lines_for_every_gpu() {
+        let file = parse(
+            "nvregalloc-options 1\n* lsr=on\nk cap=64\n[sm_90]\nk cap=40 lsr=off\n[sm_80]\n* unroll=off\n",
+        )
+        .unwrap();
+        assert_eq!(file.lookup("k", "sm_90").unwrap().cap(), Some(40));
+        // sm_80's `*` comes before the unsectioned line naming k.
+        assert_eq!(file.lookup("k", "sm_80").unwrap().to_string(), "unroll=off");
+        assert_eq!(file.lookup("k", "sm_75").unwrap().cap(), Some(64));
+        assert_eq!(file.lookup("other", "sm_90").unwrap().to_string(), "lsr=on");
+        assert_eq!(file.lookup("other", "").unwrap().to_string(), "lsr=on");
+    }
+
+    #[test]
+    fn written_files_read_back_the_same() {
+        let tuned = FunctionChoices::plugin_default().with(&LSR, "off").with_cap(Some(32));
+        let text = OptionsFile::write(
+            "tuned",
+            &[("sm_90".into(), FunctionChoices::stock(), vec![("k".into(), tuned.clone(), "why".into())])],
+        );
+        assert!(text.starts_with("nvregalloc-options 1\n# tuned\n[sm_90]\n* "));
+        let file = parse(&text).unwrap();
+        assert_eq!(file.lookup("k", "sm_90"), Some(&tuned));
+        assert_eq!(file.lookup("j", "sm_90"), Some(&FunctionChoices::stock()));
+        assert_eq!(file.lookup("k", "sm_80"), None);
+    }
+
+    #[test]
+    fn choices_set_the_options_the_passes_read() {
+        let mut options = Options::default();
+        parse("k lsr=off unroll=off sched=pressure inline=always promote=off cap=40 coalesce=off")
+            .unwrap()
+            .lookup("k", "")
+            .unwrap()
+            .apply_to(&mut options);
+        assert!(!options.loop_strength_reduction && !options.loop_unrolling && !options.promote_locals);
+        assert!(options.pressure_scheduling && options.inline_always);
+        assert_eq!(options.register_cap, Some(40));
+        assert_eq!(options.coalesce_mode, CoalesceMode::Off);
+    }
+
+    #[test]
+    fn syntax_lists_every_key() {
+        let line = syntax();
+        for key in KEYS {
+            assert!(line.contains(&format!(" {}=", key.name)), "{line}");
+        }
+        assert!(line.contains("cap=N") && line.contains("coalesce=after-stock|off"));
+    }
+}
