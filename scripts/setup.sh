@@ -53,6 +53,10 @@ if ! [ -x "$CUDA_ROOT/bin/cuobjdump" ] || ! [ -x "$CUDA_ROOT/bin/nvdisasm" ]; th
   log "installing nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm (SASS for scripts/bench) into .venv"
   "$VENV/bin/pip" install -q nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm
 fi
+if ! [ -x "$VENV/bin/cmake" ] || ! [ -x "$VENV/bin/ninja" ]; then
+  log "installing cmake and ninja (examples/build.sh) into .venv"
+  "$VENV/bin/pip" install -q cmake ninja
+fi
 mkdir -p "$CUDA_STUBS"
 : > "$CUDA_STUBS/curand_mtgp32_kernel.h"
 
