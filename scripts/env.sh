@@ -18,6 +18,10 @@ export CUOBJDUMP="$CUDA_ROOT/bin/cuobjdump"
 # Headers clang's CUDA wrappers want but the wheels lack (see setup.sh).
 export CUDA_STUBS="$NVREGALLOC_ROOT/build/cuda-stubs"
 export PLUGIN="$NVREGALLOC_ROOT/target/release/libnvregalloc.so"
+# nvregalloc-tune finds the plugin through this (or beside itself).
+export NVREGALLOC_PLUGIN="$PLUGIN"
+# nvregalloc-tune (setup.sh links it there).
+export PATH="$NVREGALLOC_ROOT/build/bin:$PATH"
 # The device kernels: clang 22 compiling CUDA against the wheels' CUDA root.
 # CCCL (CUB, Thrust, libcu++) sits in include/cccl, where nvcc looks and clang does not.
 export CLANG_CUDA_FLAGS="-x cuda --cuda-device-only --cuda-gpu-arch=sm_90 --cuda-path=$CUDA_ROOT -isystem $CUDA_STUBS -isystem $CUDA_ROOT/include/cccl -Wno-unknown-cuda-version -O3"

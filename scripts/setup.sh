@@ -60,6 +60,8 @@ fi
 mkdir -p "$CUDA_STUBS"
 : > "$CUDA_STUBS/curand_mtgp32_kernel.h"
 
-log "building the plugin"
-(cd "$NVREGALLOC_ROOT" && cargo build --release --quiet)
-log "ready: $PLUGIN"
+log "building the plugin and nvregalloc-tune"
+(cd "$NVREGALLOC_ROOT" && cargo build --release --quiet -p nvregalloc -p nvregalloc-tune)
+mkdir -p "$NVREGALLOC_ROOT/build/bin"
+ln -sf ../../target/release/nvregalloc-tune "$NVREGALLOC_ROOT/build/bin/nvregalloc-tune"
+log "ready: $PLUGIN, nvregalloc-tune (on PATH through scripts/env.sh)"

@@ -132,7 +132,8 @@ pub const PROMOTE: ChoiceKey = ChoiceKey {
 
 /// Every key, in the order files and help list them. A key's place here is
 /// its index in the ABI's `NvraFunctionChoices::value`.
-pub const KEYS: &[&ChoiceKey] = &[&COALESCE, &COLOR, &PRESSURE, &UNDEFINED, &CAP, &LSR, &UNROLL, &SCHED, &INLINE, &PROMOTE];
+pub const KEYS: &[&ChoiceKey] =
+    &[&COALESCE, &COLOR, &PRESSURE, &UNDEFINED, &CAP, &LSR, &UNROLL, &SCHED, &INLINE, &PROMOTE];
 
 /// What ptxas can give one thread (sm_70 and later).
 pub const MAX_REGISTERS: u32 = 255;
@@ -339,7 +340,10 @@ impl OptionsFile {
     /// The choices for `function` when compiling for `gpu` (e.g. "sm_90";
     /// empty where unknown), if the file has any.
     pub fn lookup(&self, function: &str, gpu: &str) -> Option<&FunctionChoices> {
-        fn in_section<'a>(section: &'a HashMap<String, FunctionChoices>, function: &str) -> Option<&'a FunctionChoices> {
+        fn in_section<'a>(
+            section: &'a HashMap<String, FunctionChoices>,
+            function: &str,
+        ) -> Option<&'a FunctionChoices> {
             section.get(function).or_else(|| section.get("*"))
         }
         self.sections
@@ -349,19 +353,42 @@ impl OptionsFile {
             .or_else(|| in_section(&self.sections[0].1, function))
     }
 
-    /// A file with one section per GPU, each with its `*` line first, then
-    /// its functions by name, each with a comment (`(choices, comment)`).
-    pub fn write(header: &str, sections: &[(String, FunctionChoices, Vec<(String, FunctionChoices, String)>)]) -> String {
+    /// A file of `sections`, each with its `*` line first, then its
+    /// functions by name with a comment each.
+    pub fn write(header: &str, sections: &[Section]) -> String {
         let mut text = format!("{VERSION_WORD} {FORMAT_VERSION}\n");
         for line in header.lines() {
             text.push_str(&format!("# {line}\n"));
         }
-        for (gpu, others, functions) in sections {
-            text.push_str(&format!("[{gpu}]\n* {others}  # functions not named below\n"));
-            for (name, choices, comment) in functions {
-                let comment = if comment.is_empty() { String::new() } else { format!("  # {comment}") };
-                text.push_str(&format!("{name} {choices}{comment}\n"));
-            }
+        for section in sections {
+            text.push_str(&section.to_text());
+        }
+        text
+    }
+}
+
+/// What `OptionsFile::write` writes for one GPU (`None`: before any
+/// section, for every GPU).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Section {
+    pub gpu: Option<String>,
+    /// The `*` line.
+    pub others: FunctionChoices,
+    /// (function, choices, comment)
+    pub functions: Vec<(String, FunctionChoices, String)>,
+}
+
+impl Section {
+    /// Its lines: the `[gpu]` header if any, the `*` line, the functions.
+    pub fn to_text(&self) -> String {
+        let mut text = String::new();
+        if let Some(gpu) = &self.gpu {
+            text.push_str(&format!("[{gpu}]\n"));
+        }
+        text.push_str(&format!("* {}  # functions not named below\n", self.others));
+        for (name, choices, comment) in &self.functions {
+            let comment = if comment.is_empty() { String::new() } else { format!("  # {comment}") };
+            text.push_str(&format!("{name} {choices}{comment}\n"));
         }
         text
     }
@@ -377,7 +404,9 @@ mod tests {
 
     #[test]
     fn lines_name_functions_and_their_choices() {
-        let file = parse("# tuned\nk1 color=off pressure=relieve\n\nk2 coalesce=off undefined=shared # stock\n").unwrap();
+        let file =
+            parse("# tuned\nk1 color=off pressure=relieve\n\nk2 coalesce=off undefined=shared # stock\n")
+                .unwrap();
         let k1 = file.lookup("k1", "sm_90").unwrap();
         assert_eq!(k1.to_string(), "color=off pressure=relieve");
         assert!(k1.is(&PRESSURE, "relieve") && k1.get(&LSR).is_none());
@@ -419,7 +448,11 @@ mod tests {
         let tuned = FunctionChoices::plugin_default().with(&LSR, "off").with_cap(Some(32));
         let text = OptionsFile::write(
             "tuned",
-            &[("sm_90".into(), FunctionChoices::stock(), vec![("k".into(), tuned.clone(), "why".into())])],
+            &[Section {
+                gpu: Some("sm_90".into()),
+                others: FunctionChoices::stock(),
+                functions: vec![("k".into(), tuned.clone(), "why".into())],
+            }],
         );
         assert!(text.starts_with("nvregalloc-options 1\n# tuned\n[sm_90]\n* "));
         let file = parse(&text).unwrap();

@@ -285,7 +285,8 @@ pub mod per_function {
             assert!(!k80.loop_unrolling && k80.loop_strength_reduction);
             assert!(Options::default().for_function("k").unwrap().loop_strength_reduction);
             std::fs::remove_file(&path).unwrap();
-            let missing = Options { function_options: Some(path.with_extension("none")), ..Options::default() };
+            let missing =
+                Options { function_options: Some(path.with_extension("none")), ..Options::default() };
             assert!(missing.for_function("k").unwrap_err().starts_with("cannot read"));
         }
     }

@@ -38,8 +38,13 @@ if cuda_root:
     config.substitutions.append(
         ("%clang_cuda", f"{llvm_bin}/clang++ " + os.environ.get("CLANG_CUDA_FLAGS", ""))
     )
-    tools = {"LLVM_BIN": llvm_bin, "PLUGIN": plugin, "PTXAS": os.path.join(cuda_root, "bin", "ptxas"),
-             "CUOBJDUMP": os.environ.get("CUOBJDUMP", ""), "CLANG_CUDA_FLAGS": os.environ.get("CLANG_CUDA_FLAGS", "")}
+    # nvregalloc-tune with the toolchain named and a cache of the test's own
+    # (tests pass --cache-dir, or --no-cache).
+    tune_env = {"NVREGALLOC_PLUGIN": plugin, "PTXAS": os.path.join(cuda_root, "bin", "ptxas"),
+                "CUOBJDUMP": os.environ.get("CUOBJDUMP", os.path.join(cuda_root, "bin", "cuobjdump"))}
     config.substitutions.append(
-        ("%tune", "env " + " ".join(f"{k}='{v}'" for k, v in tools.items()) + f" python3 {root}/scripts/tune")
+        ("%tune", "env " + " ".join(f"{k}='{v}'" for k, v in tune_env.items())
+         + f" {root}/target/release/nvregalloc-tune")
     )
+    if os.path.exists(os.path.join(root, ".venv", "bin", "cmake")):
+        config.available_features.add("cmake")

@@ -1,4 +1,4 @@
-// scripts/tune: a kernel whose ptxas registers are its callee's. ptxas compiles
+// nvregalloc-tune: a kernel whose ptxas registers are its callee's. ptxas compiles
 // a __noinline__ function into each kernel that calls it and reports no
 // figures of its own, so the callee must take the choice of its caller.
 __device__ __noinline__ float blend(const float *a, const float *b, const float *c, const float *d,

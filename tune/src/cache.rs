@@ -1,0 +1,223 @@
+//! The tuner's cache, which works as ccache does: an entry per source and
+//! GPU, keyed by what decides the choices (the preprocessed device source,
+//! the code-generation flags, the GPU, the versions of clang, the plugin,
+//! ptxas and the tuner, and the objective's settings), holding the chosen
+//! options and the report. A hit means no tuning build: one compile per
+//! file, as without the tuner.
+//!
+//! Entries are written to a temporary file and renamed into place, so that
+//! a reader sees a whole entry or none; each carries a checksum of its
+//! body, so that a damaged one is found, tuned again and replaced (with a
+//! warning), never trusted. Counters are one byte appended per event to a
+//! file per counter (appends of one byte are atomic), so two builds at once
+//! never lose each other's counts or corrupt them.
+
+use std::fs::{self, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+const ENTRY_MAGIC: &str = "nvregalloc-tune-cache 1";
+
+/// A key: the SHA-256 of its labelled parts, in hex.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Key(String);
+
+impl Key {
+    pub fn new(parts: &[(&str, &[u8])]) -> Self {
+        let mut hash = Sha256::new();
+        for (label, bytes) in parts {
+            // Lengths first, so that no two lists of parts hash alike.
+            hash.update((label.len() as u64).to_le_bytes());
+            hash.update(label.as_bytes());
+            hash.update((bytes.len() as u64).to_le_bytes());
+            hash.update(bytes);
+        }
+        Key(hex(&hash.finalize()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// What a lookup found.
+#[derive(Debug, PartialEq)]
+pub enum Lookup {
+    Hit(Vec<u8>),
+    Miss,
+    /// An entry that does not check out, and why.
+    Corrupt(String),
+}
+
+/// The counters `--stats` shows.
+#[derive(Clone, Copy, Debug)]
+pub enum Event {
+    Hit,
+    Miss,
+    Corrupt,
+    TuningBuild,
+}
+
+impl Event {
+    const ALL: [Event; 4] = [Event::Hit, Event::Miss, Event::Corrupt, Event::TuningBuild];
+
+    fn file(self) -> &'static str {
+        match self {
+            Event::Hit => "hits",
+            Event::Miss => "misses",
+            Event::Corrupt => "corrupt",
+            Event::TuningBuild => "tuning-builds",
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Event::Hit => "cache hits",
+            Event::Miss => "cache misses",
+            Event::Corrupt => "corrupt entries tuned again",
+            Event::TuningBuild => "tuning builds",
+        }
+    }
+}
+
+pub struct Cache {
+    dir: PathBuf,
+}
+
+impl Cache {
+    /// `dir`, else `$NVREGALLOC_CACHE`, else `$XDG_CACHE_HOME/nvregalloc`,
+    /// else `~/.cache/nvregalloc`.
+    pub fn open(dir: Option<PathBuf>) -> Self {
+        let env = |name| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let dir = dir
+            .or_else(|| env("NVREGALLOC_CACHE"))
+            .or_else(|| env("XDG_CACHE_HOME").map(|d| d.join("nvregalloc")))
+            .or_else(|| env("HOME").map(|h| h.join(".cache/nvregalloc")))
+            .unwrap_or_else(|| std::env::temp_dir().join("nvregalloc-cache"));
+        Self { dir }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn entry_path(&self, key: &Key) -> PathBuf {
+        self.dir.join("entries").join(&key.0[..2]).join(format!("{}.json", &key.0[2..]))
+    }
+
+    pub fn get(&self, key: &Key) -> Lookup {
+        let Ok(bytes) = fs::read(self.entry_path(key)) else { return Lookup::Miss };
+        let text = String::from_utf8_lossy(&bytes);
+        let Some((header, body)) = text.split_once('\n') else { return Lookup::Corrupt("no header".into()) };
+        let Some(sum) = header.strip_prefix(ENTRY_MAGIC).map(str::trim) else {
+            return Lookup::Corrupt("not a cache entry of this version".into());
+        };
+        if hex(&Sha256::digest(body.as_bytes())) != sum {
+            return Lookup::Corrupt("checksum mismatch".into());
+        }
+        Lookup::Hit(body.as_bytes().to_vec())
+    }
+
+    /// Stores `body` under `key`, atomically (a temporary file renamed).
+    pub fn put(&self, key: &Key, body: &[u8]) -> std::io::Result<()> {
+        let path = self.entry_path(key);
+        let folder = path.parent().expect("entries have a folder");
+        fs::create_dir_all(folder)?;
+        let mut tmp = tempfile::NamedTempFile::new_in(folder)?;
+        writeln!(tmp, "{ENTRY_MAGIC} {}", hex(&Sha256::digest(body)))?;
+        tmp.write_all(body)?;
+        tmp.as_file().sync_all()?;
+        tmp.persist(&path).map_err(|e| e.error)?;
+        Ok(())
+    }
+
+    /// Counts `n` events; a cache folder that cannot be written loses the
+    /// count, never the build.
+    pub fn record(&self, event: Event, n: usize) {
+        if n == 0 {
+            return;
+        }
+        let stats = self.dir.join("stats");
+        let _ = fs::create_dir_all(&stats).and_then(|_| {
+            let mut f = OpenOptions::new().create(true).append(true).open(stats.join(event.file()))?;
+            // One write per event: each is an atomic append of one byte.
+            (0..n).try_for_each(|_| f.write_all(b"."))
+        });
+    }
+
+    fn count(&self, event: Event) -> u64 {
+        fs::metadata(self.dir.join("stats").join(event.file())).map_or(0, |m| m.len())
+    }
+
+    /// `--stats`: entries, their size, and the counters.
+    pub fn stats(&self) -> String {
+        let (mut entries, mut bytes) = (0u64, 0u64);
+        for folder in fs::read_dir(self.dir.join("entries")).into_iter().flatten().flatten() {
+            for entry in fs::read_dir(folder.path()).into_iter().flatten().flatten() {
+                if entry.path().extension().is_some_and(|e| e == "json") {
+                    entries += 1;
+                    bytes += entry.metadata().map_or(0, |m| m.len());
+                }
+            }
+        }
+        let mut text = format!("cache directory                {}\n", self.dir.display());
+        text += &format!("{:<30} {entries}\n", "entries");
+        text += &format!("{:<30} {:.1} kB\n", "size", bytes as f64 / 1000.0);
+        for event in Event::ALL {
+            text += &format!("{:<30} {}\n", event.label(), self.count(event));
+        }
+        text
+    }
+
+    /// `--clear`: every entry and counter. Returns how many entries went.
+    pub fn clear(&self) -> std::io::Result<u64> {
+        let mut removed = 0;
+        for folder in fs::read_dir(self.dir.join("entries")).into_iter().flatten().flatten() {
+            for entry in fs::read_dir(folder.path()).into_iter().flatten().flatten() {
+                removed += u64::from(fs::remove_file(entry.path()).is_ok());
+            }
+            let _ = fs::remove_dir(folder.path());
+        }
+        let _ = fs::remove_dir_all(self.dir.join("stats"));
+        Ok(removed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_come_back_and_damage_is_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::open(Some(dir.path().to_owned()));
+        let key = Key::new(&[("source", b"k"), ("gpu", b"sm_90")]);
+        assert_ne!(key, Key::new(&[("source", b"ks"), ("gpu", b"m_90")]));
+        assert_eq!(cache.get(&key), Lookup::Miss);
+        cache.put(&key, b"{\"options\": 1}").unwrap();
+        assert_eq!(cache.get(&key), Lookup::Hit(b"{\"options\": 1}".to_vec()));
+        let path = cache.entry_path(&key);
+        let damaged = fs::read_to_string(&path).unwrap().replace("1}", "2}");
+        fs::write(&path, damaged).unwrap();
+        assert_eq!(cache.get(&key), Lookup::Corrupt("checksum mismatch".into()));
+        fs::write(&path, "").unwrap();
+        assert!(matches!(cache.get(&key), Lookup::Corrupt(_)));
+        cache.record(Event::Hit, 2);
+        cache.record(Event::TuningBuild, 3);
+        let stats = cache.stats();
+        assert!(stats.contains("entries                        1"), "{stats}");
+        assert!(
+            stats.contains("cache hits                     2")
+                && stats.contains("tuning builds                  3")
+        );
+        assert_eq!(cache.clear().unwrap(), 1);
+        assert!(cache.stats().contains("cache hits                     0"));
+        assert_eq!(cache.get(&key), Lookup::Miss);
+    }
+}

@@ -1,0 +1,299 @@
+//! The compiler launcher: for a compile it can tune, per GPU, the choices
+//! come from the cache or from a search; then the command runs once with
+//! the plugin and the chosen options. Anything else, and any compile whose
+//! tuning fails, runs unchanged: the tuner never breaks a build it cannot
+//! improve.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use nvregalloc::choices::{FunctionChoices, OptionsFile, Section};
+use serde::{Deserialize, Serialize};
+
+use crate::cache::{Cache, Event, Key, Lookup};
+use crate::command::{self, Compile};
+use crate::figures;
+use crate::objective::{Judge, Objective};
+use crate::occupancy;
+use crate::report::{GpuReport, KernelReport, Report};
+use crate::search::{self, Built, Search};
+
+/// Everything the command line sets.
+pub struct Settings {
+    pub jobs: usize,
+    pub objective: Objective,
+    pub loop_weight: f64,
+    pub saturating_warps: Option<u32>,
+    pub cache: Option<Cache>,
+    pub plugin: PathBuf,
+    pub ptxas: Option<PathBuf>,
+    pub cuobjdump: Option<PathBuf>,
+    pub report: Option<PathBuf>,
+    pub table: bool,
+    pub options_out: Option<PathBuf>,
+    pub measure: Option<crate::measure::Measure>,
+}
+
+/// A cache entry: one GPU's options section and report.
+#[derive(Serialize, Deserialize)]
+struct Entry {
+    section: String,
+    report: GpuReport,
+}
+
+fn warn(what: impl std::fmt::Display) {
+    eprintln!("nvregalloc-tune: warning: {what}");
+}
+
+/// Runs `command`, tuned where it can be; returns its exit status.
+pub fn launch(settings: &Settings, command: &[String]) -> Result<ExitStatus, String> {
+    let compile = match command::classify(command, command::device_gpus) {
+        Ok(compile) => compile,
+        Err(why) => {
+            tracing::debug!("runs unchanged: {why}");
+            return run_unchanged(command);
+        }
+    };
+    let tools = match Tools::find(settings, &compile) {
+        Ok(tools) => tools,
+        Err(why) => {
+            warn(format!("{why}; compiling without tuning"));
+            return run_unchanged(command);
+        }
+    };
+    let scratch = tempfile::Builder::new().prefix("nvregalloc-tune-").tempdir().map_err(|e| e.to_string())?;
+    let mut sections = Vec::new();
+    let mut report =
+        Report { source: compile.source().display().to_string(), gpus: Vec::new(), measured: None };
+    for gpu in compile.gpus() {
+        match tune_gpu(settings, &tools, &compile, &gpu, scratch.path()) {
+            Ok((section, gpu_report)) => {
+                sections.push(section);
+                report.gpus.push(gpu_report);
+            }
+            Err(why) => {
+                warn(format!("{}: {gpu}: {why}; stock's choices for it", compile.source().display()));
+                let stock =
+                    Section { gpu: Some(gpu.clone()), others: FunctionChoices::stock(), functions: vec![] };
+                sections.push(stock.to_text());
+            }
+        }
+    }
+    let text = sections.concat();
+    let header = format!(
+        "nvregalloc per-function choices for {}, written by nvregalloc-tune (objective {:?})",
+        compile.source().display(),
+        settings.objective
+    );
+    let options_text = OptionsFile::write(&header, &[]) + &text;
+    let options = scratch.path().join("chosen.nvra");
+    std::fs::write(&options, &options_text).map_err(|e| e.to_string())?;
+    if let Some(out) = &settings.options_out {
+        std::fs::write(out, &options_text).map_err(|e| format!("{}: {e}", out.display()))?;
+    }
+    if let Some(measure) = &settings.measure {
+        let stock = scratch.path().join("stock.nvra");
+        std::fs::write(
+            &stock,
+            OptionsFile::write(
+                "stock",
+                &[Section { gpu: None, others: FunctionChoices::stock(), functions: vec![] }],
+            ),
+        )
+        .map_err(|e| e.to_string())?;
+        let (winner, measured) =
+            measure.choose(&compile, &tools.plugin, &[("stock", &stock), ("tuned", &options)])?;
+        report.measured = Some(measured);
+        if winner == "stock" {
+            std::fs::copy(&stock, &options).map_err(|e| e.to_string())?;
+        }
+    }
+    write_report(settings, &report)?;
+    let status = compile
+        .final_build(&tools.plugin, &options)
+        .status()
+        .map_err(|e| format!("cannot run the compile: {e}"))?;
+    Ok(status)
+}
+
+fn write_report(settings: &Settings, report: &Report) -> Result<(), String> {
+    if let Some(path) = &settings.report {
+        let json = serde_json::to_string_pretty(report).expect("reports serialize");
+        std::fs::write(path, json + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    if settings.table {
+        eprint!("{}", report.table());
+    }
+    Ok(())
+}
+
+fn run_unchanged(command: &[String]) -> Result<ExitStatus, String> {
+    let (program, args) = command.split_first().ok_or("no command to run")?;
+    Command::new(program).args(args).status().map_err(|e| format!("cannot run {program}: {e}"))
+}
+
+/// The programs the tuning runs, and their versions for the cache key.
+struct Tools {
+    plugin: PathBuf,
+    ptxas: PathBuf,
+    cuobjdump: PathBuf,
+    versions: Vec<(String, Vec<u8>)>,
+}
+
+fn version_of(program: &Path, flag: &str) -> Result<Vec<u8>, String> {
+    let out = Command::new(program)
+        .arg(flag)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", program.display()))?;
+    Ok(out.stdout)
+}
+
+impl Tools {
+    fn find(settings: &Settings, compile: &Compile) -> Result<Self, String> {
+        let cuda_path = compile.cuda_path();
+        let ptxas = settings
+            .ptxas
+            .clone()
+            .or_else(|| cuda_path.as_ref().map(|c| c.join("bin/ptxas")).filter(|p| p.exists()))
+            .unwrap_or_else(|| "ptxas".into());
+        let cuobjdump = settings.cuobjdump.clone().unwrap_or_else(|| match ptxas.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir.join("cuobjdump"),
+            _ => "cuobjdump".into(),
+        });
+        let plugin_bytes = std::fs::read(&settings.plugin)
+            .map_err(|e| format!("plugin {}: {e}", settings.plugin.display()))?;
+        let versions = vec![
+            ("tuner".to_owned(), env!("CARGO_PKG_VERSION").as_bytes().to_vec()),
+            ("compiler".to_owned(), version_of(compile.compiler(), "--version")?),
+            ("ptxas".to_owned(), version_of(&ptxas, "--version")?),
+            ("plugin".to_owned(), plugin_bytes),
+        ];
+        Ok(Self { plugin: settings.plugin.clone(), ptxas, cuobjdump, versions })
+    }
+}
+
+/// One GPU's options section (its text) and report, from the cache or a
+/// search.
+fn tune_gpu(
+    settings: &Settings,
+    tools: &Tools,
+    compile: &Compile,
+    gpu: &str,
+    scratch: &Path,
+) -> Result<(String, GpuReport), String> {
+    let table = occupancy::gpu(gpu).ok_or_else(|| format!("no occupancy figures for {gpu}"))?;
+    let judge = Judge {
+        objective: settings.objective,
+        gpu: table,
+        saturating_warps: settings.saturating_warps.unwrap_or_else(|| Judge::default_saturation(table)),
+    };
+    let (source, flags) = compile.cache_inputs(gpu)?;
+    let objective = format!("{:?} {} {}", settings.objective, settings.loop_weight, judge.saturating_warps);
+    let flags = flags.join("\0");
+    let mut parts: Vec<(&str, &[u8])> =
+        tools.versions.iter().map(|(l, v)| (l.as_str(), v.as_slice())).collect();
+    parts.extend([
+        ("objective", objective.as_bytes()),
+        ("gpu", gpu.as_bytes()),
+        ("flags", flags.as_bytes()),
+        ("source", source.as_slice()),
+    ]);
+    let key = Key::new(&parts);
+    if let Some(cache) = &settings.cache {
+        match cache.get(&key) {
+            Lookup::Hit(body) => match read_entry(&body) {
+                Ok((section, mut report)) => {
+                    cache.record(Event::Hit, 1);
+                    report.from_cache = true;
+                    report.tuning_builds = 0;
+                    return Ok((section, report));
+                }
+                Err(why) => {
+                    cache.record(Event::Corrupt, 1);
+                    warn(format!("cache entry {} unreadable ({why}): tuning again", key.as_str()));
+                }
+            },
+            Lookup::Corrupt(why) => {
+                cache.record(Event::Corrupt, 1);
+                warn(format!("cache entry {} damaged ({why}): tuning again", key.as_str()));
+            }
+            Lookup::Miss => cache.record(Event::Miss, 1),
+        }
+    }
+
+    let started = Instant::now();
+    let progress = indicatif::ProgressBar::new_spinner();
+    progress.set_message(format!("{} for {gpu}", compile.source().display()));
+    let counter = AtomicUsize::new(0);
+    let build = |label: &str, options_text: &str| -> Result<Built, String> {
+        let n = counter.fetch_add(1, Ordering::Relaxed);
+        let options = scratch.join(format!("{gpu}-{n}.nvra"));
+        let ptx = scratch.join(format!("{gpu}-{n}.ptx"));
+        std::fs::write(&options, options_text).map_err(|e| e.to_string())?;
+        let out = compile
+            .device_build(&tools.plugin, gpu, &options, &ptx)
+            .output()
+            .map_err(|e| format!("cannot run the {label} build: {e}"))?;
+        if !out.status.success() {
+            return Err(format!("the {label} build failed:\n{}", String::from_utf8_lossy(&out.stderr)));
+        }
+        let figures = figures::measure(&tools.ptxas, &tools.cuobjdump, &ptx, table, settings.loop_weight)?;
+        let ptx = std::fs::read_to_string(&ptx).map_err(|e| e.to_string())?;
+        Ok(Built { ptx, figures })
+    };
+    let done = |label: &str| {
+        progress.set_message(format!("{} for {gpu}: {label}", compile.source().display()));
+        progress.tick();
+    };
+    let search = Search {
+        gpu: Some(gpu.to_owned()),
+        judge,
+        candidates: search::candidates(compile.has_middle_end()),
+        jobs: settings.jobs,
+        build: &build,
+        progress: &done,
+    };
+    let outcome = search.run();
+    progress.finish_and_clear();
+    if let Some(cache) = &settings.cache {
+        cache.record(Event::TuningBuild, counter.load(Ordering::Relaxed));
+    }
+    let outcome = outcome?;
+    let kernels = outcome
+        .decisions
+        .iter()
+        .filter(|(name, _)| outcome.stock.contains_key(*name) || outcome.tuned.contains_key(*name))
+        .map(|(name, d)| KernelReport {
+            function: name.clone(),
+            stock: outcome.stock.get(name).cloned(),
+            tuned: outcome.tuned.get(name).cloned(),
+            choice: d.choice.clone(),
+            reason: d.reason.clone(),
+        })
+        .collect();
+    let report = GpuReport {
+        gpu: gpu.to_owned(),
+        objective: format!("{:?}", settings.objective).to_lowercase(),
+        tuning_builds: outcome.builds,
+        tuning_seconds: started.elapsed().as_secs_f64(),
+        from_cache: false,
+        kernels,
+    };
+    if let Some(cache) = &settings.cache {
+        let entry = Entry { section: outcome.section.to_text(), report: report.clone() };
+        if let Err(e) = cache.put(&key, serde_json::to_string(&entry).expect("entries serialize").as_bytes())
+        {
+            warn(format!("cannot write the cache entry: {e}"));
+        }
+    }
+    Ok((outcome.section.to_text(), report))
+}
+
+/// A cache entry's section (checked by parsing it) and report.
+fn read_entry(body: &[u8]) -> Result<(String, GpuReport), String> {
+    let entry: Entry = serde_json::from_slice(body).map_err(|e| e.to_string())?;
+    OptionsFile::parse(&entry.section)?;
+    Ok((entry.section, entry.report))
+}

@@ -1,0 +1,172 @@
+//! nvregalloc-tune: per-function choices of nvregalloc's passes by what
+//! ptxas makes of them, as a compiler launcher with a cache.
+//!
+//! ptxas re-allocates registers and re-schedules, so no model inside LLVM
+//! can promise what a pass does to the SASS that runs. The tuner asks
+//! ptxas: it builds the device code once per candidate set of choices
+//! (`search`), reads ptxas's and cuobjdump's figures (`figures`), picks per
+//! kernel by an objective written down in one place (`objective`), keeps
+//! the result in a cache (`cache`), and runs the compile once with the
+//! plugin and the chosen `-nvregalloc-function-options` file (`launcher`).
+//!
+//! ```text
+//! nvregalloc-tune [OPTIONS] [--] clang++ -x cuda -c k.cu -o k.o ...
+//! nvregalloc-tune [OPTIONS] [--] llc -mcpu=sm_90 k.ll -o k.ptx
+//! CMAKE_CUDA_COMPILER_LAUNCHER=nvregalloc-tune   (clang as the CUDA compiler)
+//! make CXX="nvregalloc-tune -- clang++"
+//! nvregalloc-tune --stats | --clear
+//! ```
+
+mod cache;
+mod command;
+mod figures;
+mod launcher;
+mod measure;
+mod objective;
+mod occupancy;
+mod report;
+mod search;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cache::Cache;
+use crate::objective::Objective;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "nvregalloc-tune",
+    version,
+    about = "Tunes nvregalloc's per-function choices by what ptxas makes of them; runs as a compiler launcher with a cache",
+    after_help = "A command it does not tune (not CUDA, link-only, preprocess-only, -M) runs unchanged. \
+                  Environment: NVREGALLOC_CACHE (cache folder), NVREGALLOC_PLUGIN (libnvregalloc.so), \
+                  PTXAS, CUOBJDUMP, NVREGALLOC_TUNE_LOG (e.g. debug)."
+)]
+struct Cli {
+    /// Builds at a time while tuning (default: one per core).
+    #[arg(long, short = 'j')]
+    jobs: Option<usize>,
+    /// What the tuner prefers (see the objective's documentation).
+    #[arg(long, value_enum, default_value_t = Objective::Balanced)]
+    objective: Objective,
+    /// Weight of a SASS instruction per loop around it (weight^depth).
+    #[arg(long, default_value_t = 8.0)]
+    loop_weight: f64,
+    /// Warps per SM past which more buy nothing (default: half the SM's).
+    #[arg(long)]
+    saturating_warps: Option<u32>,
+    /// The cache folder (default: $NVREGALLOC_CACHE, else ~/.cache/nvregalloc).
+    #[arg(long)]
+    cache_dir: Option<PathBuf>,
+    /// Tune without reading or writing the cache.
+    #[arg(long)]
+    no_cache: bool,
+    /// Show the cache's entries and counters, then exit.
+    #[arg(long)]
+    stats: bool,
+    /// Remove every cache entry and counter, then exit.
+    #[arg(long)]
+    clear: bool,
+    /// libnvregalloc.so (default: $NVREGALLOC_PLUGIN, else beside this program).
+    #[arg(long)]
+    plugin: Option<PathBuf>,
+    /// ptxas (default: $PTXAS, else clang's --cuda-path, else PATH).
+    #[arg(long)]
+    ptxas: Option<PathBuf>,
+    /// cuobjdump (default: $CUOBJDUMP, else beside ptxas).
+    #[arg(long)]
+    cuobjdump: Option<PathBuf>,
+    /// Write the report as JSON here (a folder: one file per source).
+    #[arg(long)]
+    report: Option<PathBuf>,
+    /// Print the report as a table on stderr.
+    #[arg(long)]
+    table: bool,
+    /// Also write the chosen options file here.
+    #[arg(long)]
+    options_out: Option<PathBuf>,
+    /// Time the candidates the objective keeps by running this shell
+    /// command (the built program; it prints its times) and keep the fastest.
+    #[arg(long, value_name = "CMD")]
+    measure: Option<String>,
+    /// Runs of --measure's command per candidate (the median counts).
+    #[arg(long, default_value_t = 5)]
+    runs: usize,
+    /// The compile command.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    command: Vec<String>,
+}
+
+fn plugin_path(cli: &Cli) -> PathBuf {
+    let beside = || {
+        let exe = std::env::current_exe().ok()?;
+        let dir = exe.parent()?;
+        [dir.join("libnvregalloc.so"), dir.join("../lib/libnvregalloc.so")].into_iter().find(|p| p.exists())
+    };
+    cli.plugin
+        .clone()
+        .or_else(|| std::env::var_os("NVREGALLOC_PLUGIN").map(PathBuf::from))
+        .or_else(beside)
+        .unwrap_or_else(|| "libnvregalloc.so".into())
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_env("NVREGALLOC_TUNE_LOG"))
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let cache = Cache::open(cli.cache_dir.clone());
+    if cli.stats || cli.clear {
+        if cli.clear {
+            match cache.clear() {
+                Ok(n) => {
+                    eprintln!("nvregalloc-tune: removed {n} cache entries from {}", cache.dir().display())
+                }
+                Err(e) => {
+                    eprintln!("nvregalloc-tune: cannot clear {}: {e}", cache.dir().display());
+                    return ExitCode::FAILURE;
+                }
+            }
+        }
+        if cli.stats {
+            print!("{}", cache.stats());
+        }
+        return ExitCode::SUCCESS;
+    }
+    let mut command = cli.command.clone();
+    if command.first().is_some_and(|c| c == "--") {
+        command.remove(0);
+    }
+    if command.is_empty() {
+        eprintln!("nvregalloc-tune: no command to run (see --help)");
+        return ExitCode::from(2);
+    }
+    let env_path = |name| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let settings = launcher::Settings {
+        jobs: cli.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        objective: cli.objective,
+        loop_weight: cli.loop_weight,
+        saturating_warps: cli.saturating_warps,
+        cache: (!cli.no_cache).then_some(cache),
+        plugin: plugin_path(&cli),
+        ptxas: cli.ptxas.clone().or_else(|| env_path("PTXAS")),
+        cuobjdump: cli.cuobjdump.clone().or_else(|| env_path("CUOBJDUMP")),
+        report: cli.report.clone(),
+        table: cli.table,
+        options_out: cli.options_out.clone(),
+        measure: cli.measure.clone().map(|command| measure::Measure { command, runs: cli.runs }),
+    };
+    match launcher::launch(&settings, &command) {
+        Ok(status) => match status.code() {
+            Some(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
+            None => ExitCode::FAILURE,
+        },
+        Err(why) => {
+            eprintln!("nvregalloc-tune: error: {why}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,113 @@
+//! The report: per GPU and kernel, stock's figures and the tuned build's,
+//! the choice and why; as JSON (`--report`) and as a table (`--table`).
+
+use serde::{Deserialize, Serialize};
+
+use crate::figures::Figures;
+use crate::occupancy::Limiter;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct KernelReport {
+    pub function: String,
+    pub stock: Option<Figures>,
+    /// `None`: inlined everywhere in the tuned build.
+    pub tuned: Option<Figures>,
+    pub choice: String,
+    pub reason: String,
+}
+
+/// One GPU's tuning of one source.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct GpuReport {
+    pub gpu: String,
+    pub objective: String,
+    /// Builds this tuning ran (0 when it came from the cache).
+    pub tuning_builds: usize,
+    /// Seconds the tuning took when it ran.
+    pub tuning_seconds: f64,
+    pub from_cache: bool,
+    pub kernels: Vec<KernelReport>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Report {
+    pub source: String,
+    pub gpus: Vec<GpuReport>,
+    /// `--measure`: the timings and the verdict.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub measured: Option<serde_json::Value>,
+}
+
+fn pair<T: PartialEq + std::fmt::Display>(before: T, after: Option<T>) -> String {
+    match after {
+        Some(after) if after != before => format!("{before}->{after}"),
+        Some(_) => before.to_string(),
+        None => format!("{before}->inlined"),
+    }
+}
+
+impl Report {
+    /// One line per GPU and function.
+    pub fn table(&self) -> String {
+        let mut text = format!(
+            "{:<7} {:<36} {:>8} {:>16} {:>9} {:>9} {:>14}  {:<26} reason\n",
+            "gpu", "function", "regs", "warps (limit)", "spill B", "LDL+STL", "loop-w. SASS", "choice"
+        );
+        for gpu in &self.gpus {
+            for k in &gpu.kernels {
+                let Some(stock) = &k.stock else { continue };
+                let t = k.tuned.as_ref();
+                let limit =
+                    |f: &Figures| format!("{} ({})", f.occupancy.warps, limiter_name(f.occupancy.limiter));
+                text += &format!(
+                    "{:<7} {:<36} {:>8} {:>16} {:>9} {:>9} {:>14}  {:<26} {}\n",
+                    gpu.gpu,
+                    truncate(&k.function, 36),
+                    pair(stock.registers, t.map(|f| f.registers)),
+                    match t {
+                        Some(t) if t.occupancy.warps != stock.occupancy.warps =>
+                            format!("{}->{}", stock.occupancy.warps, limit(t)),
+                        _ => limit(stock),
+                    },
+                    pair(stock.spills(), t.map(|f| f.spills())),
+                    pair(stock.local(), t.map(|f| f.local())),
+                    pair(stock.weighted_sass.round() as u64, t.map(|f| f.weighted_sass.round() as u64)),
+                    truncate(&k.choice, 26),
+                    k.reason
+                );
+            }
+        }
+        let gained: usize = self
+            .gpus
+            .iter()
+            .flat_map(|g| &g.kernels)
+            .filter(|k| matches!((&k.stock, &k.tuned), (Some(s), Some(t)) if t.occupancy.warps > s.occupancy.warps))
+            .count();
+        let builds: usize = self.gpus.iter().map(|g| g.tuning_builds).sum();
+        let seconds: f64 = self.gpus.iter().map(|g| g.tuning_seconds).sum();
+        text += &format!(
+            "{}: {gained} functions gain occupancy over stock; {builds} tuning builds, {seconds:.1} s{}\n",
+            self.source,
+            if self.gpus.iter().all(|g| g.from_cache) { " (from the cache)" } else { "" }
+        );
+        text
+    }
+}
+
+/// What limits occupancy, in a word.
+pub fn limiter_name(limiter: Limiter) -> &'static str {
+    match limiter {
+        Limiter::Registers => "regs",
+        Limiter::SharedMemory => "smem",
+        Limiter::Blocks => "blocks",
+        Limiter::Warps => "max",
+    }
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_owned()
+    } else {
+        s.chars().take(n - 1).chain(['~']).collect()
+    }
+}
