@@ -35,6 +35,11 @@ config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "I
 if cuda_root:
     config.available_features.add("cuda")
     config.substitutions.append(("%ptxas", os.path.join(cuda_root, "bin", "ptxas")))
+    # CLANG_CUDA_FLAGS for a whole compile, host and device.
+    config.substitutions.append(
+        ("%cuda_flags_whole",
+         " ".join(f for f in os.environ.get("CLANG_CUDA_FLAGS", "").split() if f != "--cuda-device-only"))
+    )
     config.substitutions.append(
         ("%clang_cuda", f"{llvm_bin}/clang++ " + os.environ.get("CLANG_CUDA_FLAGS", ""))
     )

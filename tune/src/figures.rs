@@ -326,11 +326,6 @@ impl<'a> Ptx<'a> {
         })
     }
 
-    /// The kernels (`.entry`), in the order they are defined.
-    pub fn kernels(&self) -> Vec<String> {
-        self.definitions.iter().filter(|d| d.1).map(|d| d.0.to_string()).collect()
-    }
-
     /// Threads a block of `kernel`: the product of its `.reqntid` (the
     /// block size it must be launched with) or else its `.maxntid` (the most
     /// it may be launched with, as `__launch_bounds__` sets; occupancy is
@@ -711,7 +706,6 @@ ptxas info    : Used 48 registers, used 1 barriers, 4096 bytes smem, 372 bytes c
     fn ptx_functions() {
         let ptx = Ptx::new(MODULE);
         assert_eq!(ptx.target(), Some("sm_90a"));
-        assert_eq!(ptx.kernels(), ["lb_kernel", "tiles", "plain"]);
         assert_eq!(ptx.block_threads("lb_kernel"), Some(256));
         assert_eq!(ptx.block_threads("tiles"), Some(256));
         assert_eq!(ptx.block_threads("plain"), None);
