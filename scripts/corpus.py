@@ -61,13 +61,13 @@ MODES = {
     "both, cssa": ["-nvregalloc-cssa-coalesce", "-nvregalloc-coalesce=after-stock", "-nvregalloc-color=rename"],
     # The pressure pass (off by default) acts only where an occupancy step is
     # crossed; forced to recompute all it can, so that every kernel exercises it,
-    # and renamed after, so that coloring meets the clones (scripts/tune's choice).
+    # and renamed after, so that coloring meets the clones (nvregalloc-tune's choice).
     "pressure forced": ["-nvregalloc-pressure=relieve", "-nvregalloc-pressure-target=1", "-nvregalloc-color=rename"],
     # LLVM's loop strength reduction off for every function through the
-    # plugin's gate (scripts/tune's `lsr=off`).
+    # plugin's gate (nvregalloc-tune's `lsr=off`).
     "no lsr": [f"-nvregalloc-function-options={ROOT}/tests/lit/Inputs/lsr-off-everywhere.nvra"],
     # Instruction selection's register-pressure scheduler for every function
-    # through the plugin's gate (scripts/tune's `sched=pressure`).
+    # through the plugin's gate (nvregalloc-tune's `sched=pressure`).
     "sched pressure": [f"-nvregalloc-function-options={ROOT}/tests/lit/Inputs/sched-pressure-everywhere.nvra"],
     "budget 8": ["-nvregalloc-max-regs=8"],
     "budget 15": ["-nvregalloc-max-regs=15"],

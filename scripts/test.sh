@@ -7,8 +7,11 @@
 # programs 500 / 3,000, llvm-nvptx every 8th input / all of them.
 #   0. format        cargo fmt --check: the Rust as rustfmt.toml lays it out
 #   1. cargo test    the Rust core: unit, property and checker tests (testkit/:
-#                    the random programs and interpreter the plugin never links)
-#   2. lit           tests/lit, the real llc 22 + FileCheck on .ll and .mir
+#                    the random programs and interpreter the plugin never links);
+#                    nvregalloc-tune's (tune/)
+#   2. lit           tests/lit, the real llc 22 + FileCheck on .ll and .mir;
+#                    nvregalloc-tune on tests/kernels and as CMake's and make's
+#                    launcher on examples/ (twice: the second from the cache)
 #   3. corpus        tests/kernels through stock llc/clang and every plugin mode
 #                    (-verify-machineinstrs, ptxas, byte-identity of analysis mode)
 #   4. differential  ptxsim: stock and every plugin mode run in a PTX interpreter
@@ -42,7 +45,7 @@ suite() {
   else failed=$((failed + 1)); echo "=== $name FAILED ($((SECONDS - start)) s)"; fi
 }
 suite "format" cargo fmt --all -- --check
-suite "cargo test" cargo test --release --quiet -p nvregalloc -p nvregalloc-testkit -p nvregalloc-fuzz-ir
+suite "cargo test" cargo test --release --quiet -p nvregalloc -p nvregalloc-testkit -p nvregalloc-fuzz-ir -p nvregalloc-tune
 suite "lit" lit -sv tests/lit
 suite "corpus" python3 scripts/corpus.py
 suite "differential" env PTXSIM_CSMITH_PROGRAMS=$csmith cargo test --release --quiet -p ptxsim -- --test-threads=1 --nocapture
