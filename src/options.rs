@@ -111,7 +111,7 @@ pub struct Options {
     /// from a function-options file's `cap=N`: ptxas left to itself often
     /// takes more registers than it needs, and a cap at an occupancy step
     /// can gain warps without a spill, which only ptxas can tell
-    /// (`scripts/tune` asks it). The pressure pass hands it to the shim.
+    /// (`nvregalloc-tune` asks it). The pressure pass hands it to the shim.
     pub register_cap: Option<u32>,
     /// Whether LLVM's loop strength reduction runs on the function
     /// (`lsr=off` in a function-options file turns it off). On NVPTX, whose
@@ -119,14 +119,14 @@ pub struct Options {
     /// array its own 64-bit pointer variable and carries them all through
     /// the loop; a 32-bit index read by every address is two registers per
     /// array fewer, for an address computation at each access. Only ptxas
-    /// can tell which pays (`scripts/tune` asks it), so it is per function.
+    /// can tell which pays (`nvregalloc-tune` asks it), so it is per function.
     pub loop_strength_reduction: bool,
     /// Whether LLVM's loop unrollers may unroll the function's loops of their
     /// own accord (`unroll=off` in a function-options file stops them, as
     /// clang's `-fno-unroll-loops` does; `#pragma unroll` still holds). An
     /// unrolled body keeps several iterations' values live at once, which
     /// can cost an occupancy step; a rolled loop gives up their
-    /// instruction-level parallelism, so `scripts/tune` takes it only where
+    /// instruction-level parallelism, so `nvregalloc-tune` takes it only where
     /// it gains warps nothing else does. Acts in the middle end (clang
     /// `-fpass-plugin`), not in llc.
     pub loop_unrolling: bool,
@@ -135,7 +135,7 @@ pub struct Options {
     /// LLVM's bottom-up register-reduction list scheduler, what
     /// `-nvptx-sched4reg` picks for a whole run) rather than in source
     /// order, NVPTX's default. ptxas schedules again, so only ptxas can
-    /// tell where it pays (`scripts/tune` asks it).
+    /// tell where it pays (`nvregalloc-tune` asks it).
     pub pressure_scheduling: bool,
     /// Whether the function, and every function it calls directly or
     /// through others, is inlined at every call site LLVM can inline it at
@@ -145,7 +145,7 @@ pub struct Options {
     /// function into each kernel that calls it, counts its registers there
     /// and keeps the caller's values live across the call; inlined, the
     /// callee's code is allocated with the caller's, at the price of a copy
-    /// per call site. Only ptxas can tell which pays (`scripts/tune` asks
+    /// per call site. Only ptxas can tell which pays (`nvregalloc-tune` asks
     /// it). Acts in the middle end (clang `-fpass-plugin`, opt), not in llc;
     /// `__noinline__` holds.
     pub inline_always: bool,

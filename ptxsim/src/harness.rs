@@ -37,13 +37,13 @@ pub const MODES: &[(&str, &[&str])] = &[
     // The pressure pass (off by default) acts where an occupancy step is
     // crossed; forced to recompute everything it can, so that every kernel
     // exercises it; renamed after, so that coloring meets the clones (one
-    // of scripts/tune's choices).
+    // of nvregalloc-tune's choices).
     (
         "pressure forced",
         &["-nvregalloc-pressure=relieve", "-nvregalloc-pressure-target=1", "-nvregalloc-color=rename"],
     ),
     // LLVM's loop strength reduction off for every function through the
-    // plugin's gate (scripts/tune's `lsr=off`).
+    // plugin's gate (nvregalloc-tune's `lsr=off`).
     (
         "no lsr",
         &[concat!(
@@ -53,7 +53,7 @@ pub const MODES: &[(&str, &[&str])] = &[
         )],
     ),
     // Instruction selection's register-pressure scheduler for every function
-    // through the plugin's gate (scripts/tune's `sched=pressure`).
+    // through the plugin's gate (nvregalloc-tune's `sched=pressure`).
     (
         "sched pressure",
         &[concat!(
@@ -75,7 +75,7 @@ pub const CUDA_MODES: &[(&str, &[&str])] = &[
     // The plugin as it comes: nvregalloc-promote-locals unrolls loops over
     // local arrays and inlines calls taking a local's address.
     ("default", &[]),
-    // LLVM's loop unrollers kept off every function (scripts/tune's
+    // LLVM's loop unrollers kept off every function (nvregalloc-tune's
     // `unroll=off`).
     (
         "no unroll",
@@ -85,7 +85,7 @@ pub const CUDA_MODES: &[(&str, &[&str])] = &[
             "/../tests/lit/Inputs/unroll-off-everywhere.nvra"
         )],
     ),
-    // Every function inlined wherever it is called (scripts/tune's
+    // Every function inlined wherever it is called (nvregalloc-tune's
     // `inline=always`).
     (
         "inline always",

@@ -1,5 +1,5 @@
 ; -nvregalloc-function-options=FILE chooses the passes per function (the file
-; scripts/tune writes): a named function takes its line, the others the `*`
+; nvregalloc-tune writes): a named function takes its line, the others the `*`
 ; line, or the command line's options without one. A bad file is a warning
 ; per function, which is then left as stock LLVM makes it.
 ;

@@ -3,7 +3,7 @@
 ; 64-bit pointer, advanced every iteration (three here: two registers each
 ; through the loop); without it the loop carries the one 32-bit index and
 ; computes each address from it (mul.wide, add). Which pays is ptxas's to
-; say, so scripts/tune decides it per function. LSR has no per-function
+; say, so nvregalloc-tune decides it per function. LSR has no per-function
 ; switch but skips optnone functions: nvregalloc-lsr-gate marks the named
 ; functions optnone (and noinline) right before it, nvregalloc-lsr-gate-end
 ; takes back exactly that right after it.

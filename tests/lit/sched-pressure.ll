@@ -3,7 +3,7 @@
 ; list scheduler (list-burr, what -nvptx-sched4reg picks for a whole run)
 ; instead of NVPTX's source order: here each load goes next to its multiply
 ; and add, where source order issues all four loads first and keeps four
-; values live. ptxas schedules again, so scripts/tune decides it per
+; values live. ptxas schedules again, so nvregalloc-tune decides it per
 ; function. The scheduler is LLVM's -pre-RA-sched option, read by
 ; instruction selection for every function; nvregalloc-sched-gate, ahead of
 ; it in the same function pass manager, sets it per function, and the

@@ -3,7 +3,7 @@
 ; a loop whose source asks for unrolling (`#pragma unroll`, here
 ; llvm.loop.unroll.full) is unrolled all the same. An unrolled body keeps
 ; several iterations' values live at once, which can cost an occupancy step;
-; scripts/tune takes the choice only where ptxas shows it gains warps.
+; nvregalloc-tune takes the choice only where ptxas shows it gains warps.
 ; nvregalloc-unroll-gate, at the end of the middle end's loop simplification,
 ; marks the named functions' loops llvm.loop.unroll.disable beside a mark of
 ; its own; nvregalloc-unroll-gate-end, last in the optimization pipeline,
