@@ -194,6 +194,31 @@ mod tests {
     use super::*;
 
     #[test]
+    fn builds_at_once_see_whole_entries_or_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = Key::new(&[("source", b"shared")]);
+        let body = vec![b'x'; 200_000];
+        std::thread::scope(|scope| {
+            for _ in 0..4 {
+                scope.spawn(|| {
+                    let cache = Cache::open(Some(dir.path().to_owned()));
+                    for _ in 0..20 {
+                        match cache.get(&key) {
+                            Lookup::Hit(found) => assert_eq!(found, body),
+                            Lookup::Miss => cache.put(&key, &body).unwrap(),
+                            Lookup::Corrupt(why) => panic!("a reader saw a partial entry: {why}"),
+                        }
+                        cache.record(Event::Hit, 1);
+                    }
+                });
+            }
+        });
+        assert!(Cache::open(Some(dir.path().to_owned()))
+            .stats()
+            .contains("cache hits                     80"));
+    }
+
+    #[test]
     fn entries_come_back_and_damage_is_found() {
         let dir = tempfile::tempdir().unwrap();
         let cache = Cache::open(Some(dir.path().to_owned()));
