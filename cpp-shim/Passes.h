@@ -21,6 +21,7 @@ inline constexpr const char LocalFramePassArg[] = "nvregalloc-local-frame";
 inline constexpr const char LsrGatePassArg[] = "nvregalloc-lsr-gate";
 inline constexpr const char LsrGateEndPassArg[] = "nvregalloc-lsr-gate-end";
 inline constexpr const char PressurePassArg[] = "nvregalloc-pressure-relief";
+inline constexpr const char RegisterCapPassArg[] = "nvregalloc-register-cap";
 inline constexpr const char SchedGatePassArg[] = "nvregalloc-sched-gate";
 inline constexpr const char StockCoalescerGatePassArg[] =
     "nvregalloc-stock-coalescer-gate";
@@ -36,6 +37,7 @@ extern const void *const LocalFramePassID;
 extern const void *const LsrGatePassID;
 extern const void *const LsrGateEndPassID;
 extern const void *const PressurePassID;
+extern const void *const RegisterCapPassID;
 extern const void *const SchedGatePassID;
 extern const void *const StockCoalescerGatePassID;
 

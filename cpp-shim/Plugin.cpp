@@ -21,7 +21,9 @@
 //   which picks instruction selection's scheduler per function;
 // - nvregalloc-local-frame after that PrologEpilog pass and NVPTX's peephole
 //   (whose IDs are not public), right after RemoveRedundantDebugValues, the
-//   first public pass that follows them.
+//   first public pass that follows them; with a function-options file,
+//   nvregalloc-register-cap there too (its attribute is read by the
+//   AsmPrinter).
 //
 // The middle end (clang -fpass-plugin, opt) gets nvregalloc-inline-gate
 // first, nvregalloc-promote-locals-calls before the inliner,
@@ -91,8 +93,11 @@ static RegisterTargetPassConfigCallback InsertNvregallocPasses(
       if (nvregalloc::PressureMode != NVRA_PRESSURE_OFF ||
           !nvregalloc::FunctionOptions.empty())
         Config->insertPass(&StackSlotColoringID, nvregalloc::PressurePassID);
-      if (!nvregalloc::FunctionOptions.empty())
+      if (!nvregalloc::FunctionOptions.empty()) {
         insertIrGates(*Config);
+        Config->insertPass(&RemoveRedundantDebugValuesID,
+                           nvregalloc::RegisterCapPassID);
+      }
       Config->insertPass(&StackSlotColoringID, nvregalloc::CoalescePassID);
       Config->insertPass(&StackSlotColoringID, nvregalloc::ColorPassID);
       Config->insertPass(&RemoveRedundantDebugValuesID,

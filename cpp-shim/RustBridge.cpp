@@ -88,6 +88,18 @@ NvraOptions sharedOptions() {
   return O;
 }
 
+/// The choices the function-options file makes for \p F, compiled for its
+/// "target-cpu"; false where there is no file or it cannot be read.
+static bool readChoices(const Function &F, NvraFunctionChoices &Made) {
+  if (FunctionOptions.empty())
+    return false;
+  NvraOptions Options = sharedOptions();
+  StringRef Name = F.getName();
+  StringRef Gpu = F.getFnAttribute("target-cpu").getValueAsString();
+  return nvra_function_choices(&Options, Name.data(), Name.size(), Gpu.data(),
+                               Gpu.size(), &Made) == 0;
+}
+
 FunctionChoice::FunctionChoice(const char *Key, const char *Value) {
   Known = nvra_choice_index(Key, Value, &KeyIndex, &ValueIndex) != 0;
   if (!Known)
@@ -96,16 +108,23 @@ FunctionChoice::FunctionChoice(const char *Key, const char *Value) {
 }
 
 bool FunctionChoice::isMadeFor(const Function &F) const {
-  if (!Known || FunctionOptions.empty())
-    return false;
-  NvraOptions Options = sharedOptions();
-  StringRef Name = F.getName();
-  StringRef Gpu = F.getFnAttribute("target-cpu").getValueAsString();
   NvraFunctionChoices Made;
-  if (nvra_function_choices(&Options, Name.data(), Name.size(), Gpu.data(),
-                            Gpu.size(), &Made) != 0)
-    return false;
-  return Made.value[KeyIndex] == ValueIndex;
+  return Known && readChoices(F, Made) && Made.value[KeyIndex] == ValueIndex;
+}
+
+FunctionNumberChoice::FunctionNumberChoice(const char *Key) {
+  int32_t NoValue;
+  Known = nvra_choice_index(Key, nullptr, &KeyIndex, &NoValue) != 0;
+  if (!Known)
+    errs() << "nvregalloc: internal error: the core defines no choice " << Key
+           << "\n";
+}
+
+std::optional<uint32_t> FunctionNumberChoice::madeFor(const Function &F) const {
+  NvraFunctionChoices Made;
+  if (!Known || !readChoices(F, Made) || Made.value[KeyIndex] < 0)
+    return std::nullopt;
+  return uint32_t(Made.value[KeyIndex]);
 }
 
 namespace {
@@ -163,21 +182,6 @@ std::string coalesceRefusal(MachineFunction &MF, MachineFunctionPass &P,
   std::unique_ptr<NvraResult, ResultDeleter> Result(
       nvra_run_pass(&Flat.abi(), &Options, NVRA_PASS_COALESCE_ADMISSION));
   return Result->status == NVRA_STATUS_OK ? std::string() : Result->message;
-}
-
-/// Gives kernel \p F at most \p Cap registers per thread through NVPTX's
-/// "nvvm.maxnreg" attribute, which the AsmPrinter emits as `.maxnreg`; a
-/// lower cap already there (CUDA's __maxnreg__) stays. Device functions take
-/// no cap: ptxas counts their registers in the kernels that call them.
-/// Returns whether the cap was set.
-static bool capRegisters(Function &F, unsigned Cap) {
-  if (F.getCallingConv() != CallingConv::PTX_Kernel)
-    return false;
-  unsigned Existing = F.getFnAttributeAsParsedInteger("nvvm.maxnreg", 0);
-  if (Existing != 0 && Existing <= Cap)
-    return false;
-  F.addFnAttr("nvvm.maxnreg", std::to_string(Cap));
-  return true;
 }
 
 bool runCorePass(MachineFunction &MF, MachineFunctionPass &P,
@@ -244,12 +248,6 @@ bool runCorePass(MachineFunction &MF, MachineFunctionPass &P,
                           Result->stats[I].value);
 
   bool Changed = Flat.apply(*Result);
-  if (Result->register_cap != 0 && capRegisters(MF.getFunction(), Result->register_cap))
-    ORE.emit([&] {
-      return MachineOptimizationRemark(PassArg, "RegisterCap", DebugLoc(), &Entry)
-             << "function " << MF.getName() << ": .maxnreg "
-             << DiagnosticInfoOptimizationBase::Argument("maxnreg", Result->register_cap);
-    });
   if (Changed)
     ORE.emit([&] {
       return MachineOptimizationRemark(PassArg, "Rewritten", DebugLoc(), &Entry)

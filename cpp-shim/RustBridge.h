@@ -13,6 +13,7 @@
 
 #include "llvm/Support/CommandLine.h"
 
+#include <optional>
 #include <string>
 
 namespace llvm {
@@ -42,6 +43,18 @@ public:
 private:
   uint32_t KeyIndex = 0;
   int32_t ValueIndex = -1;
+  bool Known = false;
+};
+
+/// A per-function choice that takes a number (`cap=N`), for its lever.
+class FunctionNumberChoice {
+public:
+  explicit FunctionNumberChoice(const char *Key);
+  /// The number the function-options file gives \p F, if it gives one.
+  std::optional<uint32_t> madeFor(const llvm::Function &F) const;
+
+private:
+  uint32_t KeyIndex = 0;
   bool Known = false;
 };
 

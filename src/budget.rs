@@ -129,7 +129,6 @@ pub fn allocate(f: &Function, options: &Options, budget: u32) -> Result<PassOutc
                 phases,
                 method: Some(Method::Graph),
                 note: None,
-                register_cap: None,
             });
         }
         let mut progress = false;

@@ -226,7 +226,8 @@ impl FunctionChoices {
         &self.values
     }
 
-    /// The command line's options as these choices change them.
+    /// The command line's options as these choices change them (`cap` is
+    /// the shim's own lever, `nvregalloc-register-cap`).
     pub fn apply_to(&self, options: &mut Options) {
         if let Some(v) = self.get(&COALESCE) {
             options.coalesce_mode = if v == "off" { CoalesceMode::Off } else { CoalesceMode::AfterStock };
@@ -239,9 +240,6 @@ impl FunctionChoices {
         }
         if let Some(v) = self.get(&UNDEFINED) {
             options.undefined_apart = v == "apart";
-        }
-        if let Some(cap) = self.cap() {
-            options.register_cap = Some(cap);
         }
         if let Some(v) = self.get(&LSR) {
             options.loop_strength_reduction = v == "on";
@@ -471,7 +469,6 @@ mod tests {
             .apply_to(&mut options);
         assert!(!options.loop_strength_reduction && !options.loop_unrolling && !options.promote_locals);
         assert!(options.pressure_scheduling && options.inline_always);
-        assert_eq!(options.register_cap, Some(40));
         assert_eq!(options.coalesce_mode, CoalesceMode::Off);
     }
 

@@ -97,13 +97,9 @@ pub fn run(f: &Function, options: &Options, pass: Pass) -> Verdict {
             (options.pressure_mode == PressureMode::Off, options.pressure_mode == PressureMode::Analyze)
         }
     };
-    // A kernel's register cap goes with the pressure pass, whatever it
-    // decides, unless that only analyzes.
-    let register_cap = if pass == Pass::Pressure && !analyze { options.register_cap } else { None };
     if off {
         return Verdict::Apply(Box::new(PassOutcome {
             rewrite: Rewrite::identity(f.num_vregs()),
-            register_cap,
             ..Default::default()
         }));
     }
@@ -122,7 +118,6 @@ pub fn run(f: &Function, options: &Options, pass: Pass) -> Verdict {
     if analyze {
         outcome.rewrite = Rewrite::identity(f.num_vregs());
     }
-    outcome.register_cap = register_cap;
     if options.fault == Fault::MergeInterfering {
         merge_two_interfering(f, &mut outcome.rewrite);
     }

@@ -61,7 +61,6 @@ impl OwnedResult {
             spill_ops: Vec::new(),
             substitutions: Vec::new(),
         });
-        let register_cap = outcome.as_ref().and_then(|o| o.register_cap).unwrap_or(0);
         if let Some(outcome) = outcome {
             owned.rename = outcome.rewrite.rename.iter().map(|v| v.0).collect();
             owned.deleted = outcome.rewrite.deleted.iter().map(|i| i.0).collect();
@@ -123,7 +122,6 @@ impl OwnedResult {
             num_spill_ops: owned.spill_ops.len() as u32,
             substitutions: owned.substitutions.as_ptr(),
             num_substitutions: owned.substitutions.len() as u32,
-            register_cap,
         };
         owned
     }
@@ -542,7 +540,6 @@ unsafe fn options_from_abi(raw: &NvraOptions) -> Options {
         pressure_target: (raw.pressure_target != 0).then_some(raw.pressure_target),
         function_options: (!raw.function_options.is_null()).then(|| c_string(raw.function_options).into()),
         // Only a function-options file sets these, per function.
-        register_cap: None,
         loop_strength_reduction: true,
         loop_unrolling: true,
         pressure_scheduling: false,

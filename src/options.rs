@@ -48,7 +48,7 @@ pub struct Options {
     pub coalesce_factor: f64,
     pub coalesce_mode: CoalesceMode,
     /// Off by default: ptxas re-allocates registers, and PTX names shared by
-    /// coloring move its count both ways (README, "Renaming and ptxas").
+    /// coloring move its count both ways (docs/design.md, "Renaming and ptxas").
     /// A register budget colors whatever this says.
     pub color_mode: ColorMode,
     /// Weight copy candidates by the frequency of their block.
@@ -93,11 +93,11 @@ pub struct Options {
     /// register no defined value writes. ptxas exploits undefined registers
     /// in some kernels and pays for them in others; on by default because
     /// sharing cost one HeCBench kernel an occupancy step against stock
-    /// (README, "Renaming and ptxas").
+    /// (docs/design.md, "Renaming and ptxas").
     pub undefined_apart: bool,
     /// Off by default: on HeCBench the pass gains an occupancy step on 7
     /// kernels and loses one on 1, because ptxas re-schedules and re-allocates
-    /// (README, "The pressure pass").
+    /// (docs/design.md, "The pressure pass").
     pub pressure_mode: PressureMode,
     /// Registers ptxas is assumed to need beyond the modelled pressure when
     /// the pressure pass turns registers into warps.
@@ -107,12 +107,6 @@ pub struct Options {
     pub pressure_target: Option<u32>,
     /// `-nvregalloc-function-options=FILE` (see `per_function`).
     pub function_options: Option<std::path::PathBuf>,
-    /// The registers per thread ptxas may give a kernel (PTX `.maxnreg`),
-    /// from a function-options file's `cap=N`: ptxas left to itself often
-    /// takes more registers than it needs, and a cap at an occupancy step
-    /// can gain warps without a spill, which only ptxas can tell
-    /// (`nvregalloc-tune` asks it). The pressure pass hands it to the shim.
-    pub register_cap: Option<u32>,
     /// Whether LLVM's loop strength reduction runs on the function
     /// (`lsr=off` in a function-options file turns it off). On NVPTX, whose
     /// addresses have no register-plus-scaled-index form, LSR gives each
@@ -188,7 +182,6 @@ impl Default for Options {
             pressure_slack: DEFAULT_PRESSURE_SLACK,
             pressure_target: None,
             function_options: None,
-            register_cap: None,
             loop_strength_reduction: true,
             loop_unrolling: true,
             pressure_scheduling: false,
@@ -203,7 +196,7 @@ impl Default for Options {
 pub const DEFAULT_PRESSURE_SLACK: u32 = 0;
 
 /// A graph of at most about 30 MB, built in about 0.1 s; the largest of the
-/// project's corpus takes 70,000 entries (see the README's compile-time
+/// project's corpus takes 70,000 entries (see docs/results.md, the compile-time
 /// section). The shim's `-nvregalloc-graph-limit` has the same default.
 pub const DEFAULT_GRAPH_LIMIT: u64 = 1_000_000;
 
@@ -277,9 +270,8 @@ pub mod per_function {
             let options = Options { function_options: Some(path.clone()), ..Options::default() };
             let k = options.for_function("k").unwrap();
             assert!(!k.loop_strength_reduction && k.loop_unrolling);
-            assert_eq!(k.register_cap, Some(40));
             let other = options.for_function("other").unwrap();
-            assert!(other.loop_strength_reduction && other.register_cap.is_none());
+            assert!(other.loop_strength_reduction);
             let on_sm80 = Options { target_cpu: "sm_80".into(), ..options.clone() };
             let k80 = on_sm80.for_function("k").unwrap();
             assert!(!k80.loop_unrolling && k80.loop_strength_reduction);

@@ -298,8 +298,6 @@ pub struct PassOutcome {
     /// Said in a remark: why the function was treated as it was, if that
     /// needs saying.
     pub note: Option<String>,
-    /// `Options::register_cap`, for the shim to give a kernel.
-    pub register_cap: Option<u32>,
 }
 
 impl PassOutcome {
@@ -318,7 +316,6 @@ impl PassOutcome {
             phases,
             method: Some(Method::Guard),
             note: Some(format!("left unchanged: {}", census.over(limit))),
-            register_cap: None,
         }
     }
 

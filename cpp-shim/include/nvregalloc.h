@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bump on any change to a struct below or to the meaning of a field. */
-#define NVRA_ABI_VERSION 19u
+#define NVRA_ABI_VERSION 20u
 
 /* Sentinel for "no register" / "no tie" in 32-bit index fields. */
 #define NVRA_NONE 0xffffffffu
@@ -285,9 +285,6 @@ typedef struct NvraResult {
   uint32_t num_spill_ops;
   const NvraUseSubstitution *substitutions;
   uint32_t num_substitutions;
-  /* Registers per thread ptxas may give the function if it is a kernel
-   * (PTX .maxnreg; a lower cap already there stays); 0: no cap. */
-  uint32_t register_cap;
 } NvraResult;
 
 /* Runs one pass of the Rust core over fn. Never returns null and never

@@ -3,10 +3,11 @@
 ; occupancy steps where ptxas fits the kernel in them without a spill).
 ; Device functions take no cap (ptxas counts them in their callers), a lower
 ; cap already there (CUDA's __maxnreg__) stays, a function without a cap in
-; the file gets none, and analysis-only mode changes nothing.
+; the file gets none. The cap is its own lever (nvregalloc-register-cap),
+; whatever the pressure pass does.
 ; RUN: printf 'k cap=32\nhelper cap=32\nlow cap=32\n' > %t.nvra
 ; RUN: %llc_plugin -verify-machineinstrs -nvregalloc-function-options=%t.nvra %s -o %t.ptx \
-; RUN:   -pass-remarks=nvregalloc-pressure-relief 2>&1 | FileCheck %s --check-prefix=REMARK
+; RUN:   -pass-remarks=nvregalloc-register-cap 2>&1 | FileCheck %s --check-prefix=REMARK
 ; RUN: FileCheck %s < %t.ptx
 ; RUN: %llc_plugin -nvregalloc-function-options=%t.nvra -nvregalloc-pressure=analyze %s -o - \
 ; RUN:   | FileCheck %s --check-prefix=ANALYZE
@@ -39,7 +40,8 @@
 ; CHECK-NEXT:  {
 ; CHECK-LABEL: .entry other(
 ; CHECK-NOT:   .maxnreg
-; ANALYZE-NOT: .maxnreg 32
+; ANALYZE-LABEL: .entry k(
+; ANALYZE:       .maxnreg 32
 
 target triple = "nvptx64-nvidia-cuda"
 
