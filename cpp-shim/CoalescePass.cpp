@@ -3,7 +3,7 @@
 // Conservative (Briggs-style, CICC's 0.8 factor) copy coalescing over the
 // whole function, decided by the Rust core. It runs after StackSlotColoring,
 // where LiveIntervals is no longer alive: merging registers there cannot break
-// LiveIntervals' one-connected-component rule (see README, "Pipeline").
+// LiveIntervals' one-connected-component rule (see docs/design.md, "Where the passes run, and why").
 //
 //===----------------------------------------------------------------------===//
 

@@ -30,7 +30,7 @@ cl::opt<NvraPressureMode> PressureMode(
                           "decide and report, change nothing"),
                clEnumValN(NVRA_PRESSURE_OFF, "off",
                           "do not run (default: ptxas does not always follow "
-                          "the model, see the README)")));
+                          "the model, see docs/design.md)")));
 
 static cl::opt<unsigned> PressureSlack(
     "nvregalloc-pressure-slack",

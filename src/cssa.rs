@@ -11,7 +11,7 @@
 //!
 //! (Sreedhar's method would give an interfering operand a copy at the end of
 //! its predecessor instead; tried, it sequentialized rotations LLVM's
-//! coalescer resolves and added final moves: README, "CSSA coalescing".)
+//! coalescer resolves and added final moves: docs/design.md, "CSSA coalescing".)
 //!
 //! Two more rules keep it from costing moves that stock would not, in the
 //! two ways HeCBench showed (LLVM's PHI elimination and value-based
