@@ -38,6 +38,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import modes  # noqa: E402
 import ptx_stats  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -47,32 +48,10 @@ PTXAS = os.environ.get("PTXAS", "")
 NVCC = os.environ.get("NVCC", "")
 CLANG_CUDA_FLAGS = os.environ.get("CLANG_CUDA_FLAGS", "").split()
 
-# Mode name -> llc options (None: stock llc without the plugin).
-MODES = {
-    "stock": None,
-    "analyze": ["-nvregalloc-cssa-coalesce=false", "-nvregalloc-pressure=analyze",
-                "-nvregalloc-coalesce=analyze", "-nvregalloc-color=analyze"],
-    "cssa": ["-nvregalloc-cssa-coalesce", "-nvregalloc-coalesce=off", "-nvregalloc-color=off"],
-    "coalesce": ["-nvregalloc-coalesce=after-stock", "-nvregalloc-color=off"],
-    "replace": ["-nvregalloc-coalesce=replace-stock", "-nvregalloc-color=off"],
-    "color": ["-nvregalloc-coalesce=off", "-nvregalloc-color=rename"],
-    "both": ["-nvregalloc-coalesce=after-stock", "-nvregalloc-color=rename"],
-    "replace+color": ["-nvregalloc-coalesce=replace-stock", "-nvregalloc-color=rename"],
-    "both, cssa": ["-nvregalloc-cssa-coalesce", "-nvregalloc-coalesce=after-stock", "-nvregalloc-color=rename"],
-    # The pressure pass (off by default) acts only where an occupancy step is
-    # crossed; forced to recompute all it can, so that every kernel exercises it,
-    # and renamed after, so that coloring meets the clones (nvregalloc-tune's choice).
-    "pressure forced": ["-nvregalloc-pressure=relieve", "-nvregalloc-pressure-target=1", "-nvregalloc-color=rename"],
-    # LLVM's loop strength reduction off for every function through the
-    # plugin's gate (nvregalloc-tune's `lsr=off`).
-    "no lsr": [f"-nvregalloc-function-options={ROOT}/tests/lit/Inputs/lsr-off-everywhere.nvra"],
-    # Instruction selection's register-pressure scheduler for every function
-    # through the plugin's gate (nvregalloc-tune's `sched=pressure`).
-    "sched pressure": [f"-nvregalloc-function-options={ROOT}/tests/lit/Inputs/sched-pressure-everywhere.nvra"],
-    "budget 8": ["-nvregalloc-max-regs=8"],
-    "budget 15": ["-nvregalloc-max-regs=15"],
-    "budget 32": ["-nvregalloc-max-regs=32"],
-}
+# Mode -> llc options (tests/modes.json, through scripts/modes.py); stock: none.
+MODES = {"stock": None, **modes.table(["analyze", "cssa", "coalesce", "replace", "color", "both", "replace+color",
+                                       "both, cssa", "pressure forced", "no lsr", "sched pressure", "budget 8",
+                                       "budget 15", "budget 32"])}
 # Register budget modes: mode -> N. Every function must declare at most N
 # registers per class, unless the plugin left it unchanged for one of
 # BUDGET_EXCUSES (and said so).

@@ -21,7 +21,7 @@ graph-free or guard, from -nvregalloc-report).
   scripts/scaling.py --sparse 1000,10000     chosen sparse sizes (instructions)
   scripts/scaling.py --reduction 8192,65536  chosen reduction lanes
   scripts/scaling.py --accumulation 8192     chosen accumulators
-  scripts/scaling.py --dense-modes default,budget-8
+  scripts/scaling.py --dense-modes 'default,budget 8'
   scripts/scaling.py --json F
 A kernel given an empty list of sizes (`--sparse ''`) is skipped. Stock llc
 itself takes 23 s on the accumulation at 16,384 and many minutes at 65,536
@@ -33,6 +33,9 @@ import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import modes  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LLVM_BIN = os.environ.get("LLVM_BIN", "/usr/lib/llvm-22/bin")
@@ -111,16 +114,8 @@ def accumulation_kernel(lanes):
 
 
 DENSE_KERNELS = {"reduction": reduction_kernel, "accumulation": accumulation_kernel}
-# Plugin modes of the dense family: name -> llc options.
-DENSE_MODES = {
-    "default": [],
-    "rename": ["-nvregalloc-color=rename"],
-    "replace-stock": ["-nvregalloc-coalesce=replace-stock"],
-    "cssa": ["-nvregalloc-cssa-coalesce"],
-    "analyze": ["-nvregalloc-pressure=analyze", "-nvregalloc-coalesce=analyze", "-nvregalloc-color=analyze"],
-    "budget-8": ["-nvregalloc-max-regs=8"],
-    "budget-32": ["-nvregalloc-max-regs=32"],
-}
+# The modes the dense functions are compiled in (tests/modes.json).
+DENSE_MODES = ["default", "both", "replace", "cssa", "analyze", "budget 8", "budget 32"]
 
 
 def parse_time_passes(text):
@@ -212,7 +207,7 @@ def dense_family(args):
                 if os.path.exists(report):
                     os.remove(report)
                 stderr, peak, wall = llc(ll, True, ["-time-passes", f"-nvregalloc-report={report}",
-                                                    *DENSE_MODES[mode]])
+                                                    *modes.options(mode)])
                 ours, _, _ = parse_time_passes(stderr)
                 how = methods(report, stderr)
                 row = {"kernel": kernel, "values": lanes, "mode": mode, "llc_s": wall, "stock_llc_s": stock_wall,

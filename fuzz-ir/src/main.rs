@@ -16,7 +16,7 @@ use std::process::{Command, ExitCode, Stdio};
 use nvregalloc_fuzz_ir::choices::{shrink, Choices};
 use nvregalloc_fuzz_ir::generate::generate;
 use nvregalloc_fuzz_ir::{check, Finding, Tools, MIDDLE_END_MODE};
-use ptxsim::harness::{FAULT_MODE, MODES};
+use ptxsim::harness::{fault_mode, modes};
 
 struct Args {
     seed: u64,
@@ -148,8 +148,8 @@ fn run(args: &Args) -> Result<BTreeMap<String, u64>, String> {
     let tools = Tools::from_env()?;
     let scratch = std::env::temp_dir().join(format!("fuzz-ir-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).map_err(|e| e.to_string())?;
-    let fault = [FAULT_MODE];
-    let every: Vec<(&str, &[&str])> = MODES.iter().copied().chain([MIDDLE_END_MODE]).collect();
+    let fault = [fault_mode()];
+    let every: Vec<(&str, &[&str])> = modes().iter().copied().chain([MIDDLE_END_MODE]).collect();
     let modes: &[(&str, &[&str])] = if args.fault { &fault } else { &every };
     let mut counts = BTreeMap::new();
     for index in args.first..args.first + args.programs {

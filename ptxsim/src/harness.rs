@@ -11,103 +11,93 @@ use std::process::Command;
 use crate::ir::{Module, Ty};
 use crate::{parse, run, Arg, Error, Launch, Outcome};
 
-/// Plugin modes compared against stock llc, as in scripts/corpus.py. A new
-/// mode is one line here; llc rejects an option it does not know ("Unknown
-/// command line argument"), so only modes the plugin has belong here.
-pub const MODES: &[(&str, &[&str])] = &[
-    (
-        "analyze",
-        &[
-            "-nvregalloc-cssa-coalesce=false",
-            "-nvregalloc-pressure=analyze",
-            "-nvregalloc-coalesce=analyze",
-            "-nvregalloc-color=analyze",
-        ],
-    ),
-    ("cssa", &["-nvregalloc-cssa-coalesce", "-nvregalloc-coalesce=off", "-nvregalloc-color=off"]),
-    ("coalesce", &["-nvregalloc-coalesce=after-stock", "-nvregalloc-color=off"]),
-    ("replace", &["-nvregalloc-coalesce=replace-stock", "-nvregalloc-color=off"]),
-    ("color", &["-nvregalloc-coalesce=off", "-nvregalloc-color=rename"]),
-    ("both", &["-nvregalloc-coalesce=after-stock", "-nvregalloc-color=rename"]),
-    ("replace+color", &["-nvregalloc-coalesce=replace-stock", "-nvregalloc-color=rename"]),
-    (
-        "both, cssa",
-        &["-nvregalloc-cssa-coalesce", "-nvregalloc-coalesce=after-stock", "-nvregalloc-color=rename"],
-    ),
-    // The pressure pass (off by default) acts where an occupancy step is
-    // crossed; forced to recompute everything it can, so that every kernel
-    // exercises it; renamed after, so that coloring meets the clones (one
-    // of nvregalloc-tune's choices).
-    (
-        "pressure forced",
-        &["-nvregalloc-pressure=relieve", "-nvregalloc-pressure-target=1", "-nvregalloc-color=rename"],
-    ),
-    // LLVM's loop strength reduction off for every function through the
-    // plugin's gate (nvregalloc-tune's `lsr=off`).
-    (
-        "no lsr",
-        &[concat!(
-            "-nvregalloc-function-options=",
-            env!("CARGO_MANIFEST_DIR"),
-            "/../tests/lit/Inputs/lsr-off-everywhere.nvra"
-        )],
-    ),
-    // Instruction selection's register-pressure scheduler for every function
-    // through the plugin's gate (nvregalloc-tune's `sched=pressure`).
-    (
-        "sched pressure",
-        &[concat!(
-            "-nvregalloc-function-options=",
-            env!("CARGO_MANIFEST_DIR"),
-            "/../tests/lit/Inputs/sched-pressure-everywhere.nvra"
-        )],
-    ),
-    ("budget 8", &["-nvregalloc-max-regs=8"]),
-    ("budget 15", &["-nvregalloc-max-regs=15"]),
-    ("budget 32", &["-nvregalloc-max-regs=32"]),
+/// The plugin's modes compared against stock llc, by name in
+/// tests/modes.json (the one table every tool reads; scripts/corpus.py runs
+/// the same ones). llc rejects an option it does not know ("Unknown command
+/// line argument"), so only modes the plugin has belong there.
+const MODE_NAMES: &[&str] = &[
+    "analyze",
+    "cssa",
+    "coalesce",
+    "replace",
+    "color",
+    "both",
+    "replace+color",
+    "both, cssa",
+    "pressure forced",
+    "no lsr",
+    "sched pressure",
+    "budget 8",
+    "budget 15",
+    "budget 32",
 ];
 
 /// Modes whose options act in the middle end too, so their IR is built from
 /// the CUDA source by clang with the plugin loaded (`-mllvm` each option),
 /// and llc then takes the same options: only the corpus kernels, which come
 /// as CUDA, have them.
-pub const CUDA_MODES: &[(&str, &[&str])] = &[
-    // The plugin as it comes: nvregalloc-promote-locals unrolls loops over
-    // local arrays and inlines calls taking a local's address.
-    ("default", &[]),
-    // LLVM's loop unrollers kept off every function (nvregalloc-tune's
-    // `unroll=off`).
-    (
-        "no unroll",
-        &[concat!(
-            "-nvregalloc-function-options=",
-            env!("CARGO_MANIFEST_DIR"),
-            "/../tests/lit/Inputs/unroll-off-everywhere.nvra"
-        )],
-    ),
-    // Every function inlined wherever it is called (nvregalloc-tune's
-    // `inline=always`).
-    (
-        "inline always",
-        &[concat!(
-            "-nvregalloc-function-options=",
-            env!("CARGO_MANIFEST_DIR"),
-            "/../tests/lit/Inputs/inline-always-everywhere.nvra"
-        )],
-    ),
-];
+const CUDA_MODE_NAMES: &[&str] = &["default", "no unroll", "inline always"];
+
+/// A mode: its name and options.
+pub type Mode = (&'static str, &'static [&'static str]);
+
+/// tests/modes.json, read once; `{root}` becomes the repository.
+fn table() -> &'static BTreeMap<String, Vec<String>> {
+    static TABLE: std::sync::OnceLock<BTreeMap<String, Vec<String>>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let json: serde_json::Value =
+            serde_json::from_str(include_str!("../../tests/modes.json")).expect("tests/modes.json is JSON");
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+        json["modes"]
+            .as_object()
+            .expect("tests/modes.json has modes")
+            .iter()
+            .map(|(name, mode)| {
+                let options = mode["options"].as_array().expect("a mode has options");
+                let options = options
+                    .iter()
+                    .map(|o| o.as_str().expect("options are strings").replace("{root}", root))
+                    .collect();
+                (name.clone(), options)
+            })
+            .collect()
+    })
+}
+
+/// The modes named, with their options from the table (leaked once: they
+/// live as long as the run).
+fn named(names: &[&str]) -> &'static [Mode] {
+    let modes: Vec<Mode> = names
+        .iter()
+        .map(|name| {
+            let (name, options) = table()
+                .get_key_value(*name)
+                .unwrap_or_else(|| panic!("tests/modes.json has no mode '{name}'"));
+            let options: Vec<&'static str> = options.iter().map(String::as_str).collect();
+            (name.as_str(), &*Box::leak(options.into_boxed_slice()))
+        })
+        .collect();
+    Box::leak(modes.into_boxed_slice())
+}
+
+/// The llc modes (`MODE_NAMES`).
+pub fn modes() -> &'static [Mode] {
+    static MODES: std::sync::OnceLock<&'static [Mode]> = std::sync::OnceLock::new();
+    MODES.get_or_init(|| named(MODE_NAMES))
+}
+
+/// The middle-end modes (`CUDA_MODE_NAMES`).
+pub fn cuda_modes() -> &'static [Mode] {
+    static MODES: std::sync::OnceLock<&'static [Mode]> = std::sync::OnceLock::new();
+    MODES.get_or_init(|| named(CUDA_MODE_NAMES))
+}
 
 /// A deliberately broken build: merges two interfering registers and turns
 /// the plugin's own checker off, so the harness is the only thing that can
 /// notice.
-pub const FAULT_MODE: (&str, &[&str]) = (
-    "fault:merge-interfering",
-    &[
-        "-nvregalloc-coalesce=after-stock",
-        "-nvregalloc-inject-fault=merge-interfering",
-        "-nvregalloc-verify=false",
-    ],
-);
+pub fn fault_mode() -> Mode {
+    named(&["fault"])[0]
+}
 
 /// Instructions a stock run may execute (all threads together) before it
 /// counts as a timeout. Plugin builds get twice as many: deleted or added
@@ -718,7 +708,7 @@ pub struct CorpusArgs {
     pub includes: Vec<String>,
     /// Empty: tests/kernels.
     pub files: Vec<PathBuf>,
-    /// `--mode NAME`, repeatable: only these of `MODES` and `CUDA_MODES`;
+    /// `--mode NAME`, repeatable: only these of `modes()` and `cuda_modes()`;
     /// empty: all.
     pub modes: Vec<String>,
 }
@@ -734,8 +724,8 @@ impl CorpusArgs {
                 "--fault" => out.fault = true,
                 "--mode" => {
                     let name = value("mode name")?;
-                    if !MODES.iter().chain(CUDA_MODES).any(|(m, _)| *m == name) {
-                        let known: Vec<&str> = MODES.iter().chain(CUDA_MODES).map(|(m, _)| *m).collect();
+                    if !modes().iter().chain(cuda_modes()).any(|(m, _)| *m == name) {
+                        let known: Vec<&str> = modes().iter().chain(cuda_modes()).map(|(m, _)| *m).collect();
                         return Err(Error::Harness(format!(
                             "unknown mode {name:?}; modes: {}",
                             known.join(", ")
@@ -775,7 +765,7 @@ pub fn split_failures(
 }
 
 /// Compiles one corpus kernel file every way (`modes` from stock clang's IR,
-/// `cuda_modes` each from its own, see `CUDA_MODES`) and compares every entry.
+/// `cuda_modes` each from its own, see `cuda_modes()`) and compares every entry.
 pub fn corpus_file(
     tc: &Toolchain,
     cu: &Path,
@@ -907,7 +897,7 @@ pub fn summarize(records: &[Record]) -> String {
         *untouched.entry(&r.mode).or_default() += 1;
     }
     let kinds = ["same", "same-ptx", "unsupported", "timeout", "stock-fault", "DIFFER"];
-    let width = MODES.iter().map(|(name, _)| name.len()).max().unwrap_or(0).max(FAULT_MODE.0.len()) + 2;
+    let width = modes().iter().map(|(name, _)| name.len()).max().unwrap_or(0).max(fault_mode().0.len()) + 2;
     let mut s = format!("{:width$}", "mode");
     for k in kinds {
         s += &format!("{k:>12}");
@@ -926,6 +916,15 @@ pub fn summarize(records: &[Record]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_mode_named_here_is_in_the_table() {
+        assert_eq!(modes().len(), MODE_NAMES.len());
+        assert_eq!(cuda_modes()[0], ("default", &[][..]));
+        assert!(fault_mode().1.contains(&"-nvregalloc-verify=false"));
+        let no_lsr = modes().iter().find(|(name, _)| *name == "no lsr").unwrap();
+        assert!(no_lsr.1[0].ends_with("/../tests/lit/Inputs/lsr-off-everywhere.nvra"));
+    }
 
     /// Bytes stock's two runs disagree on (they depend on a register read
     /// before any write) may hold anything in a build; the others must match.

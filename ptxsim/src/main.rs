@@ -11,7 +11,7 @@
 //!                                   on one line and the run goes on
 //!   ptxsim csmith FIRST COUNT       compare on csmith seeds FIRST..FIRST+COUNT
 
-use ptxsim::harness::{self, Record, Toolchain, Verdict, CUDA_MODES, MODES};
+use ptxsim::harness::{self, cuda_modes, modes, Record, Toolchain, Verdict};
 use ptxsim::{parse, run, Arg, Error, Launch};
 
 fn digest(bytes: &[u8]) -> u64 {
@@ -69,9 +69,9 @@ fn main() -> Result<(), Error> {
                     .collect()
             };
             let (modes, cuda_modes) = if options.fault {
-                (vec![harness::FAULT_MODE], vec![])
+                (vec![harness::fault_mode()], vec![])
             } else {
-                (chosen(MODES), chosen(CUDA_MODES))
+                (chosen(modes()), chosen(cuda_modes()))
             };
             let files = if options.files.is_empty() { harness::corpus_files(&tc)? } else { options.files };
             let results = harness::run_parallel(&files, |cu, dir| {
@@ -89,7 +89,7 @@ fn main() -> Result<(), Error> {
             let count: u64 = args[2].parse().map_err(|_| Error::Harness("COUNT".into()))?;
             let seeds: Vec<u64> = (first..first + count).collect();
             collect(harness::run_parallel(&seeds, |&seed, dir| {
-                harness::csmith_program(&tc, seed, dir, MODES)
+                harness::csmith_program(&tc, seed, dir, modes())
             }))?
         }
         _ => {

@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use ptxsim::harness::{self, Record, Toolchain, Verdict, CUDA_MODES, FAULT_MODE, MODES};
+use ptxsim::harness::{self, cuda_modes, fault_mode, modes, Record, Toolchain, Verdict};
 use ptxsim::Error;
 
 fn records(results: Vec<Result<Vec<Record>, Error>>) -> Vec<Record> {
@@ -37,7 +37,7 @@ fn check(
     let untouched = records.iter().filter(|r| r.untouched).count();
     let compared = records
         .iter()
-        .filter(|r| r.mode == MODES[0].0 && matches!(r.verdict, Verdict::Same | Verdict::SamePtx))
+        .filter(|r| r.mode == harness::modes()[0].0 && matches!(r.verdict, Verdict::Same | Verdict::SamePtx))
         .count();
     let (total, unsupported) = (records.len(), count("unsupported"));
     println!(
@@ -68,9 +68,9 @@ fn corpus_kernels_in_every_mode() {
     let tc = Toolchain::from_env().expect("toolchain (source scripts/env.sh)");
     let files = harness::corpus_files(&tc).unwrap();
     let recs = records(harness::run_parallel(&files, |cu, dir| {
-        harness::corpus_file(&tc, cu, dir, MODES, CUDA_MODES)
+        harness::corpus_file(&tc, cu, dir, modes(), cuda_modes())
     }));
-    let modes = MODES.len() + CUDA_MODES.len();
+    let modes = harness::modes().len() + cuda_modes().len();
     let functions = recs.len() / modes;
     assert!(functions >= 60, "only {functions} kernels ran");
     check("corpus", files.len(), modes, &recs, started, true);
@@ -85,8 +85,8 @@ fn csmith_programs_in_every_mode() {
     let n: u64 = std::env::var("PTXSIM_CSMITH_PROGRAMS").ok().and_then(|v| v.parse().ok()).unwrap_or(340);
     let seeds: Vec<u64> = (1..=n).collect();
     let recs =
-        records(harness::run_parallel(&seeds, |&seed, dir| harness::csmith_program(&tc, seed, dir, MODES)));
-    check("csmith", seeds.len(), MODES.len(), &recs, started, false);
+        records(harness::run_parallel(&seeds, |&seed, dir| harness::csmith_program(&tc, seed, dir, modes())));
+    check("csmith", seeds.len(), modes().len(), &recs, started, false);
 }
 
 /// The plugin's test-only fault merges two interfering registers; with its
@@ -102,7 +102,7 @@ fn injected_fault_is_caught() {
             .map(|f| tc.root.join("tests/kernels").join(f))
             .collect();
     let recs = records(harness::run_parallel(&files, |cu, dir| {
-        harness::corpus_file(&tc, cu, dir, &[FAULT_MODE], &[])
+        harness::corpus_file(&tc, cu, dir, &[fault_mode()], &[])
     }));
     let caught: Vec<&Record> = recs.iter().filter(|r| matches!(r.verdict, Verdict::Differ(_))).collect();
     for r in &caught {
