@@ -168,7 +168,8 @@ impl Tools {
             ("tuner".to_owned(), env!("CARGO_PKG_VERSION").as_bytes().to_vec()),
             ("compiler".to_owned(), version_of(compile.compiler(), "--version")?),
             ("ptxas".to_owned(), version_of(&ptxas, "--version")?),
-            ("plugin".to_owned(), plugin_bytes),
+            // Its digest, taken once: the key of every GPU's entry holds it.
+            ("plugin".to_owned(), Key::new(&[("plugin", &plugin_bytes)]).as_str().as_bytes().to_vec()),
         ];
         Ok(Self { plugin: settings.plugin.clone(), ptxas, cuobjdump, versions })
     }
