@@ -21,9 +21,9 @@
 //   small one indexed by data). Where the trip count is not a constant, the
 //   innermost loop stepping through the array gets llvm.loop.unroll.disable
 //   (NVPTX prints it for ptxas as .pragma "nounroll") and
-//   llvm.loop.vectorize.enable=false, and the array 16-byte alignment as
-//   nvcc gives it: one access per iteration, as the source has it.
-// The two rewrites that serve these are in LocalCopiesPass.cpp.
+//   llvm.loop.vectorize.enable=false: one access per iteration, as the
+//   source has it (nvregalloc-promote-locals-align widens it).
+// The rewrites that serve these are in LocalCopiesPass.cpp.
 // A loop or call the source already decides for (unroll pragmas, noinline,
 // optnone) keeps its decision. Each verdict is a remark.
 //
@@ -49,6 +49,7 @@
 #include "llvm/IR/Metadata.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Transforms/Scalar/InferAlignment.h"
 #include "llvm/Transforms/Scalar/LoopPassManager.h"
 #include "llvm/Transforms/Utils/LoopUtils.h"
 
@@ -456,9 +457,6 @@ public:
                          Mark("llvm.loop.vectorize.enable", False)};
       L.setLoopID(
           makePostTransformationMetadata(Context, L.getLoopID(), {}, Marks));
-      for (AllocaInst *Alloca : Arrays)
-        if (Alloca->getAlign() < Align(16) && Largest >= 16)
-          Alloca->setAlignment(Align(16));
       Context.diagnose(OptimizationRemark(LoopsPassArg, "KeepLocalWide",
                                           L.getStartLoc(), L.getHeader())
                        << "function " << F.getName()
@@ -493,6 +491,9 @@ void registerPromoteLocals(PassBuilder &Builder) {
                                                          TypedCopiesPassArg);
   registerPassName<FunctionPassManager, DeadByvalStoresPass>(
       Builder, DeadByvalStoresPassArg);
+  registerPassName<FunctionPassManager, LocalAlignmentPass>(
+      Builder, LocalAlignmentPassArg);
+
   registerPassName<ModulePassManager, PromoteLocalsCallsPass>(Builder,
                                                               CallsPassArg);
   registerPassName<LoopPassManager, PromoteLocalsLoopsPass>(Builder,
@@ -510,8 +511,13 @@ void registerPromoteLocals(PassBuilder &Builder) {
       });
   Builder.registerOptimizerLastEPCallback(
       [](ModulePassManager &MPM, OptimizationLevel Level, ThinOrFullLTOPhase) {
-        if (Level != OptimizationLevel::O0)
-          MPM.addPass(createModuleToFunctionPassAdaptor(DeadByvalStoresPass()));
+        if (Level == OptimizationLevel::O0)
+          return;
+        FunctionPassManager Last;
+        Last.addPass(DeadByvalStoresPass());
+        Last.addPass(LocalAlignmentPass());
+        Last.addPass(InferAlignmentPass());
+        MPM.addPass(createModuleToFunctionPassAdaptor(std::move(Last)));
       });
 }
 

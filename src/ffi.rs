@@ -330,6 +330,17 @@ pub unsafe extern "C" fn nvra_choose_local_calls(
     }
 }
 
+/// `promote::local_alignment` for the shim: `align` itself (LLVM's own
+/// behaviour) on a mismatched ABI or a panic.
+#[no_mangle]
+pub extern "C" fn nvra_local_alignment(abi_version: u32, bytes: u64, align: u64) -> u64 {
+    init_logging();
+    if abi_version != NVRA_ABI_VERSION {
+        return align;
+    }
+    panic::catch_unwind(|| promote::local_alignment(bytes, align)).unwrap_or(align)
+}
+
 unsafe fn run(fn_: *const NvraFunction, options: *const NvraOptions, pass: u32) -> Box<OwnedResult> {
     let (raw, raw_options) = (&*fn_, &*options);
     if let Err(why) = check_abi(raw, raw_options) {

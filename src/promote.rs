@@ -123,6 +123,24 @@ pub fn choose_calls(calls: &[LocalCall], limits: &Limits) -> Vec<CallVerdict> {
     verdicts
 }
 
+/// The alignment for a local (an alloca the middle end left in memory) of
+/// `bytes` bytes, aligned to `align` now: 16 for one of 16 bytes or more,
+/// as nvcc aligns its local arrays, so that the backend's load-store
+/// vectorizer can make one 16-byte access (`ld.local.v2.f64`,
+/// `st.local.v4.b32`) of neighbouring ones; a smaller one keeps its own.
+/// LLVM aligns an alloca only to its type's alignment (8 for a `double`
+/// array), and then NVPTX accesses it 8 bytes at a time: twice nvcc's local
+/// loads and stores (HeCBench's phmm: 30 against 20; printf's argument
+/// buffers: one store per argument). The cost is padding between locals.
+pub fn local_alignment(bytes: u64, align: u64) -> u64 {
+    const WIDEST_LOCAL_ACCESS: u64 = 16;
+    if bytes >= WIDEST_LOCAL_ACCESS {
+        align.max(WIDEST_LOCAL_ACCESS)
+    } else {
+        align
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,6 +180,14 @@ mod tests {
     #[test]
     fn runtime_trip_counts_keep_accesses_wide() {
         assert_eq!(judge_loop(&lp(None, 10, 1 << 20), &LIMITS), LoopVerdict::KeepWide);
+    }
+
+    #[test]
+    fn locals_of_16_bytes_or_more_are_aligned_for_16_byte_accesses() {
+        assert_eq!(local_alignment(32, 8), 16);
+        assert_eq!(local_alignment(16, 4), 16);
+        assert_eq!(local_alignment(64, 32), 32);
+        assert_eq!(local_alignment(12, 4), 4);
     }
 
     #[test]

@@ -3,7 +3,8 @@
 // SASS) where nvcc keeps it in registers. Each kernel below is one pattern
 // behind that; each keeps its depot with the pass off (STOCK) and has none
 // with it, but the runtime-bounded array, which only keeps its accesses as
-// wide as the source has them.
+// wide as the source has them, and printf's buffer, which stays in memory
+// with wider accesses.
 // REQUIRES: cuda
 // RUN: %clang_cuda -fpass-plugin=%plugin -S %s -o - -Rpass=nvregalloc-promote -Rpass-missed=nvregalloc-promote \
 // RUN:   2>%t.remarks | FileCheck %s
@@ -138,4 +139,23 @@ __global__ void swap_pairs(float4 *v) {
   int t = threadIdx.x;
   for (int i = 0; i < 64; ++i)
     swap(&v[(t + i) % 256], &v[(t * 7 + i) % 256]);
+}
+
+// 7. What stays in local memory is aligned to 16 bytes, as nvcc aligns it,
+// so neighbouring accesses join into one 16-byte access: printf's argument
+// buffer (an int and three doubles) takes three stores rather than four.
+// LLVM aligns it to 8, its type's alignment, and stores each argument.
+// CHECK-LABEL: .entry _Z11print_threeiPKd(
+// CHECK:       .local .align 16 .b8 {{.*}}[32];
+// CHECK-COUNT-3: st.local
+// CHECK-NOT:   st.local
+// CHECK:       vprintf
+// STOCK-LABEL: .entry _Z11print_threeiPKd(
+// STOCK:       .local .align 8 .b8 {{.*}}[32];
+// STOCK-COUNT-4: st.local
+// REMARK-DAG:  remark: function _Z11print_threeiPKd: local of 32 bytes aligned to 16 (was 8) for 16-byte accesses
+__global__ void print_three(int n, const double *v) {
+  int t = threadIdx.x;
+  if (v[t] > n)
+    printf("%d %f %f %f\n", t, v[t], v[t + 1], v[t + 2]);
 }
