@@ -3,7 +3,8 @@
 class, register-to-register moves, instructions; and, given ptxas, the
 hardware registers and spill bytes it reports, the register-limited warps per
 SM they allow; given cuobjdump too, the SASS instructions and local-memory
-loads and stores (LDL/STL) of the machine code.
+loads and stores (LDL/STL) of the machine code. Also llc's -time-passes
+table, read into our passes' time and stock's (parse_time_passes).
 
   ptx_stats.py FILE.ptx            one line per function
   ptx_stats.py --moves FILE.ptx    total register-to-register moves
@@ -39,6 +40,30 @@ def register_limited_warps(regs_per_thread):
     """Warps per SM the register file allows at this many registers per thread."""
     per_warp = -(-regs_per_thread * 32 // ALLOCATION_UNIT) * ALLOCATION_UNIT
     return MAX_WARPS if per_warp == 0 else min(MAX_WARPS, REGISTERS_PER_SM // per_warp)
+
+
+# "   0.0521 (  8.2%)   0.0026 (  5.0%)   0.0547 (  8.0%)   0.0547 (  8.0%)  name":
+# user, system, user+system and wall seconds, then the pass's name.
+TIME_PASSES_RE = re.compile(r"\s*(?:[\d.]+ \(\s*[\d.]+%\)\s+){3}([\d.]+) \(\s*[\d.]+%\)\s+(.*)$")
+
+
+def parse_time_passes(text):
+    """(our passes, RegisterCoalescer + LiveIntervals, total) in wall seconds,
+    from llc -time-passes output; the total is the first table's, the
+    codegen pass manager's."""
+    ours = stock = total = 0.0
+    for line in text.splitlines():
+        m = TIME_PASSES_RE.match(line)
+        if not m:
+            continue
+        wall, name = float(m.group(1)), m.group(2).strip()
+        if name.startswith("nvregalloc:"):
+            ours += wall
+        elif name in ("Register Coalescer", "Live Interval Analysis"):
+            stock += wall
+        elif name == "Total" and total == 0.0:
+            total = wall
+    return ours, stock, total
 
 
 def parse_ptx(text):

@@ -36,6 +36,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import modes  # noqa: E402
+import ptx_stats  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LLVM_BIN = os.environ.get("LLVM_BIN", "/usr/lib/llvm-22/bin")
@@ -118,22 +119,6 @@ DENSE_KERNELS = {"reduction": reduction_kernel, "accumulation": accumulation_ker
 DENSE_MODES = ["default", "both", "replace", "cssa", "analyze", "budget 8", "budget 32"]
 
 
-def parse_time_passes(text):
-    ours = stock = total = 0.0
-    for line in text.splitlines():
-        m = re.match(r"\s*(?:[\d.]+ \(\s*[\d.]+%\)\s+){3}([\d.]+) \(\s*[\d.]+%\)\s+(.*)$", line)
-        if not m:
-            continue
-        wall, name = float(m.group(1)), m.group(2).strip()
-        if name.startswith("nvregalloc:"):
-            ours += wall
-        elif name in ("Register Coalescer", "Live Interval Analysis"):
-            stock += wall
-        elif name == "Total" and total == 0.0:
-            total = wall
-    return ours, stock, total
-
-
 def llc(ll, plugin, extra=(), out=None):
     """Runs llc; returns its stderr, peak memory in KB and wall seconds."""
     out = out or ll.replace(".ll", ".plugin.ptx" if plugin else ".ptx")
@@ -152,7 +137,7 @@ def sizes(text):
     return [int(s) for s in text.split(",") if s]
 
 
-def sparse_family(args, ptx_stats):
+def sparse_family(args):
     rows = []
     print(f"{'target':>9}{'PTX insts':>11}{'ours s':>9}{'RC+LI s':>9}{'llc s':>8}"
           f"{'peak MB':>9}{'stock MB':>10}")
@@ -162,7 +147,7 @@ def sparse_family(args, ptx_stats):
             fh.write(kernel(max(1, size // INSTS_PER_REGION)))
         # Coalescing and renaming: all the default pipeline's work and the color pass's.
         stderr, peak, _ = llc(ll, True, ["-time-passes", "-nvregalloc-color=rename"])
-        ours, stock, total = parse_time_passes(stderr)
+        ours, stock, total = ptx_stats.parse_time_passes(stderr)
         _, stock_peak, _ = llc(ll, False)
         insts = sum(f["insts"] for f in ptx_stats.parse_ptx(open(ll.replace(".ll", ".plugin.ptx")).read()).values())
         row = {"target": size, "ptx_insts": insts, "ours_s": ours, "stock_rc_li_s": stock, "llc_s": total,
@@ -208,7 +193,7 @@ def dense_family(args):
                     os.remove(report)
                 stderr, peak, wall = llc(ll, True, ["-time-passes", f"-nvregalloc-report={report}",
                                                     *modes.options(mode)])
-                ours, _, _ = parse_time_passes(stderr)
+                ours, _, _ = ptx_stats.parse_time_passes(stderr)
                 how = methods(report, stderr)
                 row = {"kernel": kernel, "values": lanes, "mode": mode, "llc_s": wall, "stock_llc_s": stock_wall,
                        "ours_s": ours, "peak_mb": peak / 1024, "stock_peak_mb": stock_peak / 1024,
@@ -230,12 +215,10 @@ def main():
     ap.add_argument("--dir", default=os.path.join(ROOT, "build/scaling"))
     ap.add_argument("--json")
     args = ap.parse_args()
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import ptx_stats
     os.makedirs(args.dir, exist_ok=True)
     result = {}
     if sizes(args.sparse):
-        result["sparse"] = sparse_family(args, ptx_stats)
+        result["sparse"] = sparse_family(args)
     if sizes(args.reduction) or sizes(args.accumulation):
         result["dense"] = dense_family(args)
     if args.json:
