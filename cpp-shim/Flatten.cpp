@@ -1,4 +1,10 @@
 //===- Flatten.cpp - MachineFunction <-> NvraFunction translation --------===//
+//
+// Facts only, as LLVM describes each block, instruction and operand; what
+// they mean for the passes (which opcodes are cheap to recompute, which
+// defs an instruction writes before reading its uses) is the core's.
+//
+//===----------------------------------------------------------------------===//
 
 #include "Flatten.h"
 
@@ -17,10 +23,7 @@
 #include "llvm/CodeGen/TargetRegisterInfo.h"
 #include "llvm/CodeGen/TargetSubtargetInfo.h"
 #include "llvm/IR/InlineAsm.h"
-#include "llvm/Support/Regex.h"
 
-#include <algorithm>
-#include <vector>
 
 using namespace llvm;
 
@@ -40,58 +43,6 @@ static uint32_t instKind(const MachineInstr &MI) {
   if (MI.isMoveImmediate())
     return NVRA_INST_MOVE_IMM;
   return NVRA_INST_OTHER;
-}
-
-// NVPTX opcodes that become one or two plain ALU instructions in SASS and
-// read only registers and immediates: what the pressure pass may recompute
-// next to a use (integer arithmetic and logic, conversions between integer
-// widths, mul.wide, 32-bit multiply-add, immediates). Not special registers
-// (an S2R in SASS: long, variable latency) nor symbol addresses: recomputing
-// them in loops made ptxas use more registers on HeCBench (match 48 -> 55,
-// ssm 32 -> 40).
-//
-// llvm::Regex backtracks: matching every instruction's opcode name cost
-// milliseconds per llc run, so each opcode is matched once per thread.
-static bool isCheapAluOpcode(const TargetInstrInfo &TII, unsigned Opcode) {
-  static const Regex Cheap(
-      "^((ADD|SUB)(16|32)(rr|ri|ir)|(SHL|SRL|SRA)(16|32)_(rr|ri)|"
-      "(AND|OR|XOR)_b(16|32)(rr|ri)|NOT_b(16|32)|NEG_S(16|32)|"
-      "MUL_WIDE[su](16|32)_(rr|ri)|MULT32r[ri]|MAD_LO_S32r[ri][ri]|"
-      "CVT_[su](8|16|32|64)_[su](8|16|32)|CVT_INREG_s(16|32)_s(8|16)|"
-      "MOV_[BF](16|32|64)_i)$");
-  // Per opcode: 0 not matched yet, 1 cheap, 2 not.
-  static thread_local std::vector<uint8_t> Known;
-  if (Known.size() <= Opcode)
-    Known.resize(std::max<size_t>(TII.getNumOpcodes(), Opcode + 1));
-  if (!Known[Opcode])
-    Known[Opcode] = Cheap.match(TII.getName(Opcode)) ? 1 : 2;
-  return Known[Opcode] == 1;
-}
-
-// Whether a def may be written before the instruction has read all its uses,
-// so that it must not share a register with any of them: NVRA_OPERAND_EARLY_CLOBBER.
-// LLVM marks inline asm's "=&" outputs so. ptxas, not LLVM, decides when an
-// instruction defining several registers writes them: it may expand it into
-// several SASS instructions, the first writing part of the result before the
-// last reads its inputs (wmma.mma m16n16k16 becomes two HMMAs that both read
-// the A fragment: with the result colored onto A's registers, HeCBench wmma
-// computed wrong products on an H200). An inline asm's other outputs are the
-// core's to judge from the asm text (src/asm.rs). A def whose register the
-// instruction also reads (an accumulator RegisterCoalescer already merged, C
-// and D of an mma) is an update in place that stock LLVM made and ptxas
-// handles; it is live across the instruction, so it meets the other uses
-// anyway. A tied def keeps its own rules.
-static bool isWrittenBeforeAllReads(const MachineInstr &MI,
-                                    const MachineOperand &MO) {
-  if (!MO.isDef() || MO.isTied())
-    return false;
-  if (MO.isEarlyClobber())
-    return true;
-  if (MI.isInlineAsm() || MI.readsRegister(MO.getReg(), /*TRI=*/nullptr))
-    return false;
-  return count_if(MI.all_defs(), [](const MachineOperand &D) {
-           return D.getReg().isVirtual();
-         }) > 1;
 }
 
 FlatFunction::FlatFunction(MachineFunction &MF, const MachineLoopInfo &MLI,
@@ -128,6 +79,7 @@ FlatFunction::FlatFunction(MachineFunction &MF, const MachineLoopInfo &MLI,
       NvraInst I{};
       I.kind = instKind(MI);
       I.opcode = MI.getOpcode();
+      I.opcode_name = TII.getName(MI.getOpcode()).data();
       I.first_operand = Operands.size();
       if (MI.hasUnmodeledSideEffects())
         I.flags |= NVRA_INST_HAS_SIDE_EFFECTS;
@@ -137,8 +89,6 @@ FlatFunction::FlatFunction(MachineFunction &MF, const MachineLoopInfo &MLI,
         I.flags |= NVRA_INST_MAY_STORE;
       if (TII.isTriviallyReMaterializable(MI))
         I.flags |= NVRA_INST_REMATERIALIZABLE;
-      if (isCheapAluOpcode(TII, MI.getOpcode()))
-        I.flags |= NVRA_INST_CHEAP;
       if (MI.isInlineAsm())
         I.asm_text = MI.getOperand(InlineAsm::MIOp_AsmString).getSymbolName();
       if (!MI.mayLoadOrStore() &&
@@ -176,7 +126,7 @@ FlatFunction::FlatFunction(MachineFunction &MF, const MachineLoopInfo &MLI,
           Op.flags |= NVRA_OPERAND_UNDEF;
         if (MO.getSubReg())
           Op.flags |= NVRA_OPERAND_SUBREG;
-        if (isWrittenBeforeAllReads(MI, MO))
+        if (MO.isEarlyClobber())
           Op.flags |= NVRA_OPERAND_EARLY_CLOBBER;
         Position[OpIdx] = Operands.size() - I.first_operand;
         Operands.push_back(Op);

@@ -9,6 +9,8 @@ use std::panic::{self, AssertUnwindSafe};
 use std::slice;
 use std::sync::Once;
 
+use rustc_hash::FxHashMap;
+
 use tracing_subscriber::filter::Targets;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
@@ -21,6 +23,7 @@ use crate::function::{
     Block, BlockData, Function, InstData, InstFlags, InstKind, Operand, OperandFlags, RegClass, VReg,
 };
 use crate::options::{CoalesceMode, ColorMode, Fault, Options, PressureMode};
+use crate::pressure;
 use crate::promote;
 use crate::rewrite::{Insert, PassOutcome, Place, SpillOp};
 
@@ -436,6 +439,14 @@ unsafe fn function_from_abi(raw: &NvraFunction) -> Function {
             }
         })
         .collect();
+    // Per opcode, whether it is cheap: each name is read once.
+    let mut cheap_opcodes: FxHashMap<u32, InstFlags> = FxHashMap::default();
+    let mut cheap = |i: &NvraInst| {
+        *cheap_opcodes.entry(i.opcode).or_insert_with(|| {
+            let cheap = !i.opcode_name.is_null() && pressure::is_cheap_alu_opcode(&c_string(i.opcode_name));
+            if cheap { InstFlags::CHEAP } else { InstFlags::empty() }
+        })
+    };
     let insts = array(raw.insts, raw.num_insts)
         .iter()
         .map(|i| InstData {
@@ -448,7 +459,7 @@ unsafe fn function_from_abi(raw: &NvraFunction) -> Function {
                 NVRA_INST_IMPLICIT_DEF => InstKind::ImplicitDef,
                 _ => InstKind::Other,
             },
-            flags: InstFlags::from_bits_truncate(i.flags),
+            flags: InstFlags::from_bits_truncate(i.flags) | cheap(i),
             opcode: i.opcode,
             operands: {
                 let raw = &operands[i.first_operand as usize..(i.first_operand + i.num_operands) as usize];
@@ -461,9 +472,8 @@ unsafe fn function_from_abi(raw: &NvraFunction) -> Function {
                         incoming: (o.incoming_block != NVRA_NONE).then_some(Block(o.incoming_block)),
                     })
                     .collect();
-                if !i.asm_text.is_null() {
-                    mark_asm_outputs_written_early(&c_string(i.asm_text), raw, &mut ops);
-                }
+                let asm_text = (!i.asm_text.is_null()).then(|| c_string(i.asm_text));
+                mark_defs_written_early(asm_text.as_deref(), raw, &mut ops);
                 ops
             },
         })
@@ -476,10 +486,45 @@ unsafe fn function_from_abi(raw: &NvraFunction) -> Function {
     Function { name: c_string(raw.name), blocks, insts, vreg_class, class_names }
 }
 
-/// Marks early clobber each output of an inline asm that its text may write
-/// before it has read every input (`asm::output_written_after_inputs`), but
-/// for tied outputs and outputs whose register the asm also reads (both
-/// handled as any instruction's).
+/// The defs of one instruction that it may write before it has read all its
+/// uses, so that they must not share a register with any of them: the one
+/// place this rule lives. From the shim's facts:
+/// - a def LLVM marks early-clobber (inline asm's `=&r`), unless tied;
+/// - an inline asm's other outputs, unless tied or also read: from the asm
+///   text (`asm::output_written_after_inputs`), early where it cannot tell;
+/// - any other instruction's defs, when it defines several registers, unless
+///   tied or also read by it. ptxas, not LLVM, decides when such an
+///   instruction writes them: it may expand it into several SASS
+///   instructions, the first writing part of the result before the last
+///   reads its inputs (wmma.mma m16n16k16 becomes two HMMAs that both read
+///   the A fragment: with the result colored onto A's registers, HeCBench
+///   wmma computed wrong products on an H200). A def whose register the
+///   instruction also reads (an accumulator RegisterCoalescer already
+///   merged, C and D of an mma) is an update in place that stock LLVM made
+///   and ptxas handles; it is live across the instruction anyway.
+fn mark_defs_written_early(asm_text: Option<&str>, raw: &[NvraOperand], ops: &mut [Operand]) {
+    for o in ops.iter_mut().filter(|o| o.tied_to.is_some()) {
+        o.flags.remove(OperandFlags::EARLY_CLOBBER);
+    }
+    if let Some(text) = asm_text {
+        mark_asm_outputs_written_early(text, raw, ops);
+        return;
+    }
+    if ops.iter().filter(|o| o.is_def()).count() < 2 {
+        return;
+    }
+    // Any use, undef ones too, as LLVM's MachineInstr::readsRegister counts.
+    let used: Vec<VReg> = ops.iter().filter(|o| !o.is_def()).map(|o| o.vreg).collect();
+    for o in ops.iter_mut() {
+        if o.is_def() && o.tied_to.is_none() && !used.contains(&o.vreg) {
+            o.flags |= OperandFlags::EARLY_CLOBBER;
+        }
+    }
+}
+
+/// Inline asm: each output not tied, not already early-clobber and not read
+/// by the asm itself is early-clobber unless the asm text shows it written
+/// after every input (`asm::output_written_after_inputs`).
 fn mark_asm_outputs_written_early(text: &str, raw: &[NvraOperand], ops: &mut [Operand]) {
     let numbered = |keep: fn(&Operand) -> bool| -> Vec<u32> {
         raw.iter()

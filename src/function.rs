@@ -73,10 +73,9 @@ bitflags::bitflags! {
         /// Defines a stack-frame address that must stay its register's only
         /// def (see `Function::frame_addresses`).
         const FRAME_ADDRESS = 1 << 6;
-        /// One cheap ALU instruction (integer arithmetic and logic, width
-        /// conversions between integers, `mul.wide`, special registers,
-        /// immediates): worth recomputing next to its uses rather than
-        /// keeping its value in a register where registers cost warps.
+        /// One cheap ALU instruction (`pressure::is_cheap_alu_opcode`, which
+        /// sets it): worth recomputing next to its uses rather than keeping
+        /// its value in a register where registers cost warps.
         const CHEAP = 1 << 7;
     }
 }
@@ -88,8 +87,9 @@ bitflags::bitflags! {
         const IMPLICIT = 1 << 1;
         const UNDEF = 1 << 2;
         const SUBREG = 1 << 3;
-        /// A def written while the instruction's uses are still to be read
-        /// (inline assembly's `=&r`): it may share a register with none of them.
+        /// A def written while the instruction's uses are still to be read:
+        /// it may share a register with none of them (the rule, from the
+        /// shim's facts: `ffi::mark_defs_written_early`).
         const EARLY_CLOBBER = 1 << 4;
     }
 }

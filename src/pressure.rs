@@ -16,9 +16,10 @@
 //! some registers beyond that (it schedules for latency first); the pass adds
 //! `Options::pressure_slack` before turning registers into warps.
 //!
-//! A candidate is a value with one def, computed by a pure instruction the
-//! shim marks cheap (`InstFlags::CHEAP`: integer arithmetic, widening,
-//! `mul.wide`, special registers, constants) or a move of an immediate, whose
+//! A candidate is a value with one def, computed by a pure instruction whose
+//! NVPTX opcode is cheap (`is_cheap_alu_opcode`, which sets
+//! `InstFlags::CHEAP`: integer arithmetic, widening, `mul.wide`, constants)
+//! or a move of an immediate, whose
 //! inputs each have one def too. In every block that reads it, one clone of
 //! its def goes right before the first reading instruction, and that block's
 //! reads take the clone; the original def is deleted. A block qualifies only
@@ -46,6 +47,39 @@ use crate::report::occupancy;
 use crate::rewrite::{Insert, PassOutcome, PhaseTimes, Place, Rewrite, SpillOp, Stat, UseSubstitution};
 
 /// 32-bit registers ptxas gives a value of the class named `name`.
+/// Whether an NVPTX opcode (LLVM's name for it, as `TargetInstrInfo` gives
+/// it) becomes one or two plain ALU instructions in SASS and reads only
+/// registers and immediates: what the pass may recompute next to a use.
+/// Integer arithmetic and logic, conversions between integer widths,
+/// `mul.wide`, 32-bit multiply-add, immediates. Not special registers (an
+/// S2R in SASS: long, variable latency) nor symbol addresses: recomputing
+/// them in loops made ptxas use more registers on HeCBench (match 48 -> 55,
+/// ssm 32 -> 40).
+pub fn is_cheap_alu_opcode(name: &str) -> bool {
+    // Each pattern: one of each group's spellings, in order.
+    const CHEAP: &[&[&[&str]]] = &[
+        &[&["ADD", "SUB"], &["16", "32"], &["rr", "ri", "ir"]],
+        &[&["SHL", "SRL", "SRA"], &["16", "32"], &["_rr", "_ri"]],
+        &[&["AND_b", "OR_b", "XOR_b"], &["16", "32"], &["rr", "ri"]],
+        &[&["NOT_b", "NEG_S"], &["16", "32"]],
+        &[&["MUL_WIDE"], &["s", "u"], &["16", "32"], &["_rr", "_ri"]],
+        &[&["MULT32r"], &["r", "i"]],
+        &[&["MAD_LO_S32r"], &["r", "i"], &["r", "i"]],
+        &[&["CVT_"], &["s", "u"], &["8", "16", "32", "64"], &["_"], &["s", "u"], &["8", "16", "32"]],
+        &[&["CVT_INREG_s"], &["16", "32"], &["_s"], &["8", "16"]],
+        &[&["MOV_"], &["B", "F"], &["16", "32", "64"], &["_i"]],
+    ];
+    fn spelled(rest: &str, groups: &[&[&str]]) -> bool {
+        match groups.split_first() {
+            None => rest.is_empty(),
+            Some((first, later)) => {
+                first.iter().any(|s| rest.strip_prefix(s).is_some_and(|r| spelled(r, later)))
+            }
+        }
+    }
+    CHEAP.iter().any(|groups| spelled(name, groups))
+}
+
 pub fn units(name: &str) -> u32 {
     match name {
         "B1" => 0,
@@ -522,6 +556,18 @@ mod tests {
     #[test]
     fn registers_are_counted_as_ptxas_counts_them() {
         assert_eq!([units("B1"), units("B16"), units("B32"), units("B64"), units("B128")], [0, 1, 1, 2, 4]);
+    }
+
+    #[test]
+    fn cheap_opcodes_are_plain_integer_alu_instructions() {
+        for cheap in ["ADD32rr", "SUB16ir", "SHL32_ri", "XOR_b32rr", "NOT_b16", "NEG_S32", "MUL_WIDEu32_rr",
+                      "MULT32ri", "MAD_LO_S32rir", "CVT_s64_s32", "CVT_u8_u16", "CVT_INREG_s32_s8", "MOV_B64_i"] {
+            assert!(is_cheap_alu_opcode(cheap), "{cheap}");
+        }
+        for dear in ["ADD64rr", "ADD32rrr", "FADD32rr", "CVT_f32_s32", "CVT_s32_s64", "MOV_SPECIAL", "MOV_B32_r",
+                     "LD_i32", "MAD_LO_S64rrr", "ADD32r", ""] {
+            assert!(!is_cheap_alu_opcode(dear), "{dear}");
+        }
     }
 
     #[test]

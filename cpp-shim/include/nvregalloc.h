@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bump on any change to a struct below or to the meaning of a field. */
-#define NVRA_ABI_VERSION 21u
+#define NVRA_ABI_VERSION 22u
 
 /* Sentinel for "no register" / "no tie" in 32-bit index fields. */
 #define NVRA_NONE 0xffffffffu
@@ -52,9 +52,8 @@ typedef enum NvraInstFlag {
    * to a local one into a direct local address, but only while the
    * instruction is its register's one def. */
   NVRA_INST_FRAME_ADDRESS = 1u << 6,
-  /* One cheap ALU instruction (integer arithmetic and logic, conversions
-   * between integer widths, mul.wide, special registers, immediates). */
-  NVRA_INST_CHEAP = 1u << 7,
+  /* 1u << 7 is unused (it marked cheap ALU opcodes, which the core now
+   * judges from opcode_name). */
 } NvraInstFlag;
 
 typedef enum NvraOperandFlag {
@@ -62,10 +61,10 @@ typedef enum NvraOperandFlag {
   NVRA_OPERAND_IMPLICIT = 1u << 1,
   NVRA_OPERAND_UNDEF = 1u << 2, /* reads no value (LLVM's undef flag) */
   NVRA_OPERAND_SUBREG = 1u << 3, /* names a sub-register index */
-  NVRA_OPERAND_EARLY_CLOBBER = 1u << 4, /* a def written before the uses are
-                                           read (inline asm "=&r"); for the
-                                           other asm outputs the core reads
-                                           the asm text */
+  NVRA_OPERAND_EARLY_CLOBBER = 1u << 4, /* LLVM marks the def early-clobber
+                                           (inline asm "=&r"); which other
+                                           defs are written early is the
+                                           core's to judge */
 } NvraOperandFlag;
 
 typedef struct NvraBlock {
@@ -83,12 +82,14 @@ typedef struct NvraBlock {
 typedef struct NvraInst {
   uint32_t kind;          /* NvraInstKind */
   uint32_t flags;         /* NvraInstFlag bits */
-  uint32_t opcode;        /* target opcode, for reports only */
+  uint32_t opcode;        /* target opcode */
   uint32_t first_operand; /* operands [first_operand, first_operand + num_operands) */
   uint32_t num_operands;
   uint32_t reserved;
   /* An inline asm's text (LLVM's asm string, operands named $N); else NULL. */
   const char *asm_text;
+  /* The opcode's name as TargetInstrInfo gives it ("ADD32rr"); static. */
+  const char *opcode_name;
 } NvraInst;
 
 /* One virtual-register operand, in the instruction's operand order.
