@@ -1,8 +1,7 @@
-//===- LocalCopiesPass.cpp - rewrites that free or widen local memory ---===//
+//===- LocalCopiesPass.cpp - two rewrites that free local memory -------===//
 //
 // Part of nvregalloc-promote-locals (PromoteLocalsPass.cpp), for NVPTX only,
-// off with it. Two shapes clang leaves in local memory where nvcc does not,
-// and how what stays there is aligned:
+// off with it. Two shapes clang leaves in local memory where nvcc does not:
 // - nvregalloc-promote-locals-copies: a small local that is only ever
 //   copied whole by memcpy/memmove (`float4 t = *a; *a = *b; *b = t;`
 //   becomes a 16-byte alloca between two memcpys). SROA promotes only what
@@ -18,23 +17,14 @@
 //   one). The parameter's memory dies when the kernel returns, so a store
 //   no load of the parameter can read is dead; DSE does not delete stores to
 //   a byval argument. It runs last in the middle end.
-// - nvregalloc-promote-locals-align: what is still an alloca at the end of
-//   the middle end lives in local memory. LLVM aligns it to its type (8 for
-//   a double array), so NVPTX's load-store vectorizer cannot join two
-//   neighbouring accesses into one 16-byte access as nvcc does; the core
-//   says which locals get a larger alignment, and LLVM's InferAlignment,
-//   run after it, carries it to the loads and stores.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Passes.h"
-#include "RustBridge.h"
 
 #include "llvm/ADT/SmallVector.h"
-#include "llvm/Analysis/OptimizationRemarkEmitter.h"
 #include "llvm/IR/CallingConv.h"
 #include "llvm/IR/DataLayout.h"
-#include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
@@ -171,35 +161,6 @@ PreservedAnalyses DeadByvalStoresPass::run(Function &F,
       }
     }
   }
-  return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
-}
-
-PreservedAnalyses LocalAlignmentPass::run(Function &F,
-                                          FunctionAnalysisManager &) {
-  if (!promotesLocals(F))
-    return PreservedAnalyses::all();
-  const DataLayout &DL = F.getDataLayout();
-  bool Changed = false;
-  for (Instruction &I : instructions(F)) {
-    auto *Alloca = dyn_cast<AllocaInst>(&I);
-    std::optional<TypeSize> Size =
-        Alloca ? Alloca->getAllocationSize(DL) : std::nullopt;
-    if (!Size || Size->isScalable())
-      continue;
-    uint64_t Bytes = Size->getFixedValue(), Now = Alloca->getAlign().value();
-    uint64_t Wanted = nvra_local_alignment(NVRA_ABI_VERSION, Bytes, Now);
-    if (Wanted <= Now || !isPowerOf2_64(Wanted))
-      continue;
-    Alloca->setAlignment(Align(Wanted));
-    Changed = true;
-    F.getContext().diagnose(
-        OptimizationRemark(LocalAlignmentPassArg, "AlignLocal", Alloca)
-        << "function " << F.getName() << ": local of "
-        << ore::NV("Bytes", Bytes) << " bytes aligned to "
-        << ore::NV("Align", Wanted) << " (was " << ore::NV("Was", Now)
-        << ") for 16-byte accesses");
-  }
-  // Only alignments change: no analysis reads them.
   return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
 }
 

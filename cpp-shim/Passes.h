@@ -67,8 +67,6 @@ inline constexpr const char TypedCopiesPassArg[] =
     "nvregalloc-promote-locals-copies";
 inline constexpr const char DeadByvalStoresPassArg[] =
     "nvregalloc-promote-locals-byval";
-inline constexpr const char LocalAlignmentPassArg[] =
-    "nvregalloc-promote-locals-align";
 // A local copied only whole, by memcpy: the copies become a typed load and
 // store, which SROA can promote (LocalCopiesPass.cpp).
 class TypedCopiesPass : public llvm::PassInfoMixin<TypedCopiesPass> {
@@ -83,15 +81,6 @@ public:
   llvm::PreservedAnalyses run(llvm::Function &F,
                               llvm::FunctionAnalysisManager &);
 };
-// The locals left in memory: aligned as the core says (nvcc's 16 bytes), so
-// that the backend can access neighbours 16 bytes at a time
-// (LocalCopiesPass.cpp).
-class LocalAlignmentPass : public llvm::PassInfoMixin<LocalAlignmentPass> {
-public:
-  llvm::PreservedAnalyses run(llvm::Function &F,
-                              llvm::FunctionAnalysisManager &);
-};
-
 // Makes the new-pass-manager pass PassT known to opt's -passes= as Name, in
 // pass managers of type PassManagerT.
 template <typename PassManagerT, typename PassT>

@@ -22,7 +22,14 @@
 //   innermost loop stepping through the array gets llvm.loop.unroll.disable
 //   (NVPTX prints it for ptxas as .pragma "nounroll") and
 //   llvm.loop.vectorize.enable=false: one access per iteration, as the
-//   source has it (nvregalloc-promote-locals-align widens it).
+//   source has it.
+// - nvregalloc-promote-locals-align, last in the middle end: what is still an
+//   alloca then lives in local memory. LLVM aligns it to its type (8 for a
+//   double array), so NVPTX's load-store vectorizer cannot join two
+//   neighbouring accesses into one 16-byte access as nvcc does. Each is
+//   reported with its size, alignment, whether its address goes to a call
+//   and whether a loop walks it; the core picks its alignment, and LLVM's InferAlignment, run
+//   after it, carries that to the loads and stores.
 // The rewrites that serve these are in LocalCopiesPass.cpp.
 // A loop or call the source already decides for (unroll pragmas, noinline,
 // optnone) keeps its decision. Each verdict is a remark.
@@ -103,6 +110,7 @@ bool promotesLocals(const Function &F) {
 namespace {
 constexpr const char CallsPassArg[] = "nvregalloc-promote-locals-calls";
 constexpr const char LoopsPassArg[] = "nvregalloc-promote-locals-loops";
+constexpr const char AlignPassArg[] = "nvregalloc-promote-locals-align";
 
 NvraPromoteLimits limits() {
   NvraPromoteLimits L{};
@@ -484,6 +492,85 @@ public:
     return PreservedAnalyses::all();
   }
 };
+/// Whether \p Alloca's address goes to a call (not a memory intrinsic or a
+/// lifetime marker), is stored or turned into an integer: it then stays in
+/// memory whatever ptxas does.
+bool addressEscapes(const AllocaInst &Alloca) {
+  SmallVector<const Value *, 8> Work{&Alloca};
+  SmallPtrSet<const Value *, 8> Seen{&Alloca};
+  while (!Work.empty()) {
+    const Value *Ptr = Work.pop_back_val();
+    for (const User *U : Ptr->users()) {
+      if (const auto *Call = dyn_cast<CallBase>(U)) {
+        if (!isa<MemIntrinsic>(Call) && !Call->isLifetimeStartOrEnd())
+          return true;
+      } else if (const auto *Store = dyn_cast<StoreInst>(U)) {
+        if (Store->getValueOperand() == Ptr)
+          return true;
+      } else if (isa<PtrToIntInst>(U)) {
+        return true;
+      } else if (isa<GetElementPtrInst, CastInst, PHINode, SelectInst>(U) &&
+                 Seen.insert(U).second) {
+        Work.push_back(U);
+      }
+    }
+  }
+  return false;
+}
+
+/// The allocas of \p F some access to which is at an offset that varies in
+/// a loop (an add recurrence, as ScalarEvolution sees it).
+SmallPtrSet<const AllocaInst *, 8> walkedInLoops(Function &F,
+                                                 ScalarEvolution &SE) {
+  SmallPtrSet<const AllocaInst *, 8> Walked;
+  for (const Instruction &I : instructions(F))
+    for (const Value *Ptr : addresses(I)) {
+      const auto *Alloca = dyn_cast<AllocaInst>(getUnderlyingObject(Ptr));
+      if (!Alloca || Walked.contains(Alloca))
+        continue;
+      const SCEV *Offset =
+          SE.getMinusSCEV(SE.getSCEV(const_cast<Value *>(Ptr)),
+                          SE.getSCEV(const_cast<AllocaInst *>(Alloca)));
+      if (SCEVExprContains(Offset,
+                           [](const SCEV *S) { return isa<SCEVAddRecExpr>(S); }))
+        Walked.insert(Alloca);
+    }
+  return Walked;
+}
+
+class PromoteLocalsAlignPass : public PassInfoMixin<PromoteLocalsAlignPass> {
+public:
+  PreservedAnalyses run(Function &F, FunctionAnalysisManager &FAM) {
+    if (!promotesLocals(F))
+      return PreservedAnalyses::all();
+    SmallPtrSet<const AllocaInst *, 8> Walked =
+        walkedInLoops(F, FAM.getResult<ScalarEvolutionAnalysis>(F));
+    NvraPromoteLimits Limits = limits();
+    for (Instruction &I : instructions(F)) {
+      auto *Alloca = dyn_cast<AllocaInst>(&I);
+      uint64_t Bytes = 0;
+      if (!Alloca || !localArray(Alloca, F, Bytes))
+        continue;
+      NvraLocalSlot Slot{};
+      Slot.bytes = Bytes;
+      Slot.align = Alloca->getAlign().value();
+      Slot.address_escapes = addressEscapes(*Alloca);
+      Slot.varies_in_loop = Walked.contains(Alloca);
+      uint64_t Wanted = nvra_local_alignment(NVRA_ABI_VERSION, &Limits, &Slot);
+      if (Wanted <= Slot.align || !isPowerOf2_64(Wanted))
+        continue;
+      Alloca->setAlignment(Align(Wanted));
+      F.getContext().diagnose(
+          OptimizationRemark(AlignPassArg, "AlignLocal", Alloca)
+          << "function " << F.getName() << ": local of "
+          << ore::NV("Bytes", Bytes) << " bytes aligned to "
+          << ore::NV("Align", Wanted) << " (was "
+          << ore::NV("Was", Slot.align) << ") for 16-byte accesses");
+    }
+    // Only alignments change, which no analysis reads.
+    return PreservedAnalyses::all();
+  }
+};
 } // namespace
 
 void registerPromoteLocals(PassBuilder &Builder) {
@@ -491,8 +578,8 @@ void registerPromoteLocals(PassBuilder &Builder) {
                                                          TypedCopiesPassArg);
   registerPassName<FunctionPassManager, DeadByvalStoresPass>(
       Builder, DeadByvalStoresPassArg);
-  registerPassName<FunctionPassManager, LocalAlignmentPass>(
-      Builder, LocalAlignmentPassArg);
+  registerPassName<FunctionPassManager, PromoteLocalsAlignPass>(
+      Builder, AlignPassArg);
 
   registerPassName<ModulePassManager, PromoteLocalsCallsPass>(Builder,
                                                               CallsPassArg);
@@ -515,7 +602,7 @@ void registerPromoteLocals(PassBuilder &Builder) {
           return;
         FunctionPassManager Last;
         Last.addPass(DeadByvalStoresPass());
-        Last.addPass(LocalAlignmentPass());
+        Last.addPass(PromoteLocalsAlignPass());
         Last.addPass(InferAlignmentPass());
         MPM.addPass(createModuleToFunctionPassAdaptor(std::move(Last)));
       });

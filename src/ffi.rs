@@ -333,15 +333,30 @@ pub unsafe extern "C" fn nvra_choose_local_calls(
     }
 }
 
-/// `promote::local_alignment` for the shim: `align` itself (LLVM's own
+/// `promote::local_alignment` for the shim: the slot's own alignment (LLVM's
 /// behaviour) on a mismatched ABI or a panic.
+///
+/// # Safety
+/// `limits` and `slot` must point to the structs laid out as in nvregalloc.h.
 #[no_mangle]
-pub extern "C" fn nvra_local_alignment(abi_version: u32, bytes: u64, align: u64) -> u64 {
+pub unsafe extern "C" fn nvra_local_alignment(
+    abi_version: u32,
+    limits: *const NvraPromoteLimits,
+    slot: *const NvraLocalSlot,
+) -> u64 {
     init_logging();
+    let raw = &*slot;
     if abi_version != NVRA_ABI_VERSION {
-        return align;
+        return raw.align;
     }
-    panic::catch_unwind(|| promote::local_alignment(bytes, align)).unwrap_or(align)
+    let facts = promote::LocalSlot {
+        bytes: raw.bytes,
+        align: raw.align,
+        address_escapes: raw.address_escapes != 0,
+        varies_in_loop: raw.varies_in_loop != 0,
+    };
+    panic::catch_unwind(AssertUnwindSafe(|| promote::local_alignment(&facts, &limits_from_abi(&*limits))))
+        .unwrap_or(raw.align)
 }
 
 unsafe fn run(fn_: *const NvraFunction, options: *const NvraOptions, pass: u32) -> Box<OwnedResult> {

@@ -123,21 +123,49 @@ pub fn choose_calls(calls: &[LocalCall], limits: &Limits) -> Vec<CallVerdict> {
     verdicts
 }
 
-/// The alignment for a local (an alloca the middle end left in memory) of
-/// `bytes` bytes, aligned to `align` now: 16 for one of 16 bytes or more,
-/// as nvcc aligns its local arrays, so that the backend's load-store
-/// vectorizer can make one 16-byte access (`ld.local.v2.f64`,
-/// `st.local.v4.b32`) of neighbouring ones; a smaller one keeps its own.
-/// LLVM aligns an alloca only to its type's alignment (8 for a `double`
-/// array), and then NVPTX accesses it 8 bytes at a time: twice nvcc's local
-/// loads and stores (HeCBench's phmm: 30 against 20; printf's argument
-/// buffers: one store per argument). The cost is padding between locals.
-pub fn local_alignment(bytes: u64, align: u64) -> u64 {
+/// A local the middle end left in memory (an alloca still there at its
+/// end), as its alignment is judged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LocalSlot {
+    pub bytes: u64,
+    /// Its alignment now, in bytes.
+    pub align: u64,
+    /// Its address goes to a call (printf's argument buffer, a callee left
+    /// out of line): it stays in memory whatever ptxas does.
+    pub address_escapes: bool,
+    /// Some access's offset varies in a loop (a loop left rolled): ptxas
+    /// cannot make it a register either.
+    pub varies_in_loop: bool,
+}
+
+/// The alignment for a local: 16 bytes, as nvcc aligns its local arrays,
+/// where the backend's load-store vectorizer can then make one 16-byte
+/// access (`ld.local.v2.f64`, `st.local.v4.b32`) of neighbouring ones and
+/// the local stays in memory; else its own. LLVM aligns an alloca only to
+/// its type (8 for a `double` array), and NVPTX then accesses it 8 bytes at
+/// a time: twice nvcc's local loads and stores (HeCBench's phmm: 30 against
+/// 20; printf's buffer: one store per argument). Only for a local ptxas
+/// cannot keep in registers, because ptxas answers a changed local it would
+/// have kept in registers anyway with other registers: one whose address
+/// goes to a call, or that a rolled loop walks, or larger than ptxas keeps
+/// in registers when it is indexed by data
+/// (`Limits::max_dynamic_array_bytes`). Aligned regardless, libdevice's
+/// 28-byte sine reduction table cost HeCBench's mriQ a register and an
+/// occupancy step, and a 32-byte array of ssm's vllm kernels (stored at
+/// constant offsets, read at a data-dependent one) a step each; neither
+/// made an LDL or STL either way. The rule also leaves small arrays ptxas
+/// keeps in memory unaligned (stsg's 16-byte ones: 18 LDL/STL, not 11):
+/// ptxas's choice depends on its register pressure, which the middle end
+/// does not know.
+pub fn local_alignment(slot: &LocalSlot, limits: &Limits) -> u64 {
     const WIDEST_LOCAL_ACCESS: u64 = 16;
-    if bytes >= WIDEST_LOCAL_ACCESS {
-        align.max(WIDEST_LOCAL_ACCESS)
+    let stays_in_memory = slot.address_escapes
+        || slot.varies_in_loop
+        || slot.bytes > u64::from(limits.max_dynamic_array_bytes);
+    if slot.bytes >= WIDEST_LOCAL_ACCESS && stays_in_memory {
+        slot.align.max(WIDEST_LOCAL_ACCESS)
     } else {
-        align
+        slot.align
     }
 }
 
@@ -183,11 +211,17 @@ mod tests {
     }
 
     #[test]
-    fn locals_of_16_bytes_or_more_are_aligned_for_16_byte_accesses() {
-        assert_eq!(local_alignment(32, 8), 16);
-        assert_eq!(local_alignment(16, 4), 16);
-        assert_eq!(local_alignment(64, 32), 32);
-        assert_eq!(local_alignment(12, 4), 4);
+    fn locals_that_stay_in_memory_are_aligned_for_16_byte_accesses() {
+        let slot = |bytes, address_escapes, varies_in_loop| LocalSlot { bytes, align: 4, address_escapes, varies_in_loop };
+        assert_eq!(local_alignment(&slot(32, true, false), &LIMITS), 16);
+        assert_eq!(local_alignment(&slot(48, false, true), &LIMITS), 16);
+        assert_eq!(local_alignment(&slot(120, false, false), &LIMITS), 16);
+        assert_eq!(local_alignment(&LocalSlot { align: 32, ..slot(128, false, false) }, &LIMITS), 32);
+        // Small enough for ptxas to keep in registers, read at data-dependent
+        // offsets only, and not escaping: left as it is.
+        assert_eq!(local_alignment(&slot(64, false, false), &LIMITS), 4);
+        // Nothing to join.
+        assert_eq!(local_alignment(&slot(12, true, true), &LIMITS), 4);
     }
 
     #[test]

@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bump on any change to a struct below or to the meaning of a field. */
-#define NVRA_ABI_VERSION 22u
+#define NVRA_ABI_VERSION 23u
 
 /* Sentinel for "no register" / "no tie" in 32-bit index fields. */
 #define NVRA_NONE 0xffffffffu
@@ -395,11 +395,19 @@ void nvra_choose_local_calls(uint32_t abi_version,
                              const NvraLocalCall *calls, uint32_t n,
                              uint32_t *verdicts);
 
-/* The alignment, in bytes, for a local of `bytes` bytes the middle end left
- * in memory, aligned to `align` now; `align` on a panic or a mismatched
- * ABI. */
-uint64_t nvra_local_alignment(uint32_t abi_version, uint64_t bytes,
-                              uint64_t align);
+/* A local (an alloca) still there at the end of the middle end. */
+typedef struct NvraLocalSlot {
+  uint64_t bytes;
+  uint64_t align;           /* its alignment now, in bytes */
+  uint32_t address_escapes; /* bool: its address goes to a call */
+  uint32_t varies_in_loop;  /* bool: some access's offset varies in a loop */
+} NvraLocalSlot;
+
+/* The alignment, in bytes, for the local; slot->align on a panic or a
+ * mismatched ABI. */
+uint64_t nvra_local_alignment(uint32_t abi_version,
+                              const NvraPromoteLimits *limits,
+                              const NvraLocalSlot *slot);
 
 /* The shim hands its PassBuilder callback (a function taking a
  * llvm::PassBuilder *) to the plugin's entry point, which the Rust side
