@@ -67,6 +67,8 @@ inline constexpr const char TypedCopiesPassArg[] =
     "nvregalloc-promote-locals-copies";
 inline constexpr const char DeadByvalStoresPassArg[] =
     "nvregalloc-promote-locals-byval";
+inline constexpr const char LocalForwardingPassArg[] =
+    "nvregalloc-promote-locals-forward";
 // A local copied only whole, by memcpy: the copies become a typed load and
 // store, which SROA can promote (LocalCopiesPass.cpp).
 class TypedCopiesPass : public llvm::PassInfoMixin<TypedCopiesPass> {
@@ -80,7 +82,14 @@ class DeadByvalStoresPass : public llvm::PassInfoMixin<DeadByvalStoresPass> {
 public:
   llvm::PreservedAnalyses run(llvm::Function &F,
                               llvm::FunctionAnalysisManager &);
+};// Loads from a local that read what a store earlier in the block put there
+// take the stored value, however far apart (LocalCopiesPass.cpp).
+class LocalForwardingPass : public llvm::PassInfoMixin<LocalForwardingPass> {
+public:
+  llvm::PreservedAnalyses run(llvm::Function &F,
+                              llvm::FunctionAnalysisManager &);
 };
+
 // Makes the new-pass-manager pass PassT known to opt's -passes= as Name, in
 // pass managers of type PassManagerT.
 template <typename PassManagerT, typename PassT>

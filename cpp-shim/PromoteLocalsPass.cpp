@@ -580,6 +580,8 @@ void registerPromoteLocals(PassBuilder &Builder) {
       Builder, DeadByvalStoresPassArg);
   registerPassName<FunctionPassManager, PromoteLocalsAlignPass>(
       Builder, AlignPassArg);
+  registerPassName<FunctionPassManager, LocalForwardingPass>(
+      Builder, LocalForwardingPassArg);
 
   registerPassName<ModulePassManager, PromoteLocalsCallsPass>(Builder,
                                                               CallsPassArg);
@@ -595,6 +597,10 @@ void registerPromoteLocals(PassBuilder &Builder) {
   Builder.registerLateLoopOptimizationsEPCallback(
       [](LoopPassManager &LPM, OptimizationLevel) {
         LPM.addPass(PromoteLocalsLoopsPass());
+      });
+  Builder.registerScalarOptimizerLateEPCallback(
+      [](FunctionPassManager &FPM, OptimizationLevel) {
+        FPM.addPass(LocalForwardingPass());
       });
   Builder.registerOptimizerLastEPCallback(
       [](ModulePassManager &MPM, OptimizationLevel Level, ThinOrFullLTOPhase) {
