@@ -11,6 +11,7 @@ table, read into our passes' time and stock's (parse_time_passes).
   ptx_stats.py --json FILE.ptx     all figures as JSON
 """
 import argparse
+import functools
 import json
 import re
 import os
@@ -31,15 +32,35 @@ SASS_FUNC_RE = re.compile(r"^\s*Function : ([\w$]+)")
 # "/*0040*/  @!P0 LDL.64 R2, [R1+0x8] ;": the opcode after an optional predicate.
 SASS_INST_RE = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T\d]+\s+)?([A-Z][A-Z0-9_]*)")
 
-# sm_90: 65,536 registers per SM, handed to warps in units of 256, at most
-# 64 warps resident.
-REGISTERS_PER_SM, ALLOCATION_UNIT, MAX_WARPS = 65536, 256, 64
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def register_limited_warps(regs_per_thread):
-    """Warps per SM the register file allows at this many registers per thread."""
-    per_warp = -(-regs_per_thread * 32 // ALLOCATION_UNIT) * ALLOCATION_UNIT
-    return MAX_WARPS if per_warp == 0 else min(MAX_WARPS, REGISTERS_PER_SM // per_warp)
+def tuner():
+    """nvregalloc-tune: $NVREGALLOC_TUNE, else setup.sh's build/bin, else the cargo build."""
+    for path in (os.environ.get("NVREGALLOC_TUNE"), os.path.join(ROOT, "build/bin/nvregalloc-tune"),
+                 os.path.join(ROOT, "target/release/nvregalloc-tune")):
+        if path and os.access(path, os.X_OK):
+            return path
+    return "nvregalloc-tune"
+
+
+@functools.lru_cache(maxsize=None)
+def occupancy_table(arch="sm_90"):
+    """The project's one occupancy model (src/occupancy.rs, NVIDIA's
+    calculation), as nvregalloc-tune --occupancy prints it: {"gpu",
+    "max_warps", "warps_by_registers": [warps at 0..255 registers]}."""
+    out = subprocess.run([tuner(), "--occupancy", arch], capture_output=True, text=True, check=True).stdout
+    return json.loads(out)
+
+
+def max_warps(arch="sm_90"):
+    return occupancy_table(arch)["max_warps"]
+
+
+def register_limited_warps(regs_per_thread, arch="sm_90"):
+    """Warps per SM the register file holds at this many registers per thread."""
+    table = occupancy_table(arch)["warps_by_registers"]
+    return table[min(regs_per_thread, len(table) - 1)]
 
 
 # "   0.0521 (  8.2%)   0.0026 (  5.0%)   0.0547 (  8.0%)   0.0547 (  8.0%)  name":

@@ -32,6 +32,7 @@ pub mod function;
 pub mod interference;
 pub mod linear_scan;
 pub mod liveness;
+pub mod occupancy;
 pub mod options;
 pub mod plugin;
 pub mod pressure;

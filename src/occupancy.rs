@@ -13,12 +13,15 @@
 //! - Shared memory per block includes 1 KiB the driver reserves on sm_80
 //!   and later, and is rounded up to the allocation unit.
 //!
+//! The one occupancy model of the project: the pressure pass's occupancy
+//! steps, the report's estimate, `nvregalloc-tune`'s objective and the
+//! Python scripts' warps (`nvregalloc-tune --occupancy GPU`) all come from
+//! here.
+//!
 //! What it leaves out: dynamic shared memory (unknown at compile time), the
 //! per-block barrier limit of sm_90+ (binds only for kernels that use more
 //! named barriers than any here), and carve-out preferences below the
 //! maximum (a kernel is assumed to get all the shared memory it can use).
-
-use serde::{Deserialize, Serialize};
 
 /// One GPU architecture's limits.
 #[derive(Debug, PartialEq, Eq)]
@@ -43,7 +46,8 @@ pub struct Gpu {
 }
 
 /// What caps a kernel's occupancy.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Limiter {
     #[default]
     Registers,
@@ -57,7 +61,8 @@ pub enum Limiter {
 
 /// Resident warps per SM, and what keeps them from being more. The default
 /// (no warps) stands for an occupancy not computed yet.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Occupancy {
     pub warps: u32,
     pub limiter: Limiter,
@@ -119,6 +124,12 @@ const fn ampere_on(name: &'static str, warps: u32, blocks: u32, shared: u32) -> 
 pub fn gpu(arch: &str) -> Option<&'static Gpu> {
     let base = arch.strip_suffix(['a', 'f']).unwrap_or(arch);
     GPUS.iter().find(|g| g.name == base)
+}
+
+/// `gpu(arch)`, or sm_90's limits for an architecture the table lacks (a
+/// newer one, or none named).
+pub fn gpu_or_sm90(arch: &str) -> &'static Gpu {
+    gpu(arch).unwrap_or_else(|| gpu("sm_90").expect("sm_90 is in the table"))
 }
 
 impl Gpu {

@@ -43,7 +43,7 @@ use rustc_hash::FxHashMap;
 use crate::function::{Block, Function, Inst, InstFlags, InstKind, OperandFlags, VReg};
 use crate::liveness::{walk_block_backward, LiveSet, Liveness};
 use crate::options::Options;
-use crate::report::occupancy;
+use crate::occupancy;
 use crate::rewrite::{Insert, PassOutcome, PhaseTimes, Place, Rewrite, SpillOp, Stat, UseSubstitution};
 
 /// 32-bit registers ptxas gives a value of the class named `name`.
@@ -162,8 +162,9 @@ pub fn relieve(f: &Function, options: &Options) -> PassOutcome {
     let liveness = phases.time("liveness", || Liveness::compute(f));
     let (mut at, before) = phases.time("pressure", || pressure(f, &liveness));
     let mut outcome = PassOutcome { rewrite: Rewrite::identity(f.num_vregs()), ..Default::default() };
-    let warps = |p: u32| occupancy(&options.target_cpu, p + options.pressure_slack).0;
-    let full = occupancy(&options.target_cpu, 1).0;
+    let gpu = occupancy::gpu_or_sm90(&options.target_cpu);
+    let warps = |p: u32| gpu.register_limited_warps(p + options.pressure_slack);
+    let full = gpu.max_warps_per_sm;
     let wanted = options.pressure_target.is_some() || warps(before) < full;
     let candidates = if wanted { phases.time("candidates", || candidates(f, &liveness)) } else { Vec::new() };
 

@@ -3,11 +3,11 @@
 //! occupancy for the target SM. The whole document is rewritten after every
 //! function, so the file is complete whenever the compiler stops.
 //!
-//! Occupancy follows NVIDIA's published per-SM limits rather than the notes'
+//! Occupancy is `occupancy`'s, NVIDIA's calculation, rather than the notes'
 //! (which give 64 KB / 128 KB register files; every SM from sm_70 to sm_120
 //! has 65536 32-bit registers): registers per thread are counted from the
-//! colors as B32 + B16 + 2 * B64 + 4 * B128 (predicates live elsewhere), allocated per
-//! warp in units of 256, and the warps that fit are capped by the SM's limit.
+//! colors as B32 + B16 + 2 * B64 + 4 * B128 (predicates live elsewhere), and
+//! the warps the register file holds are capped by the SM's limit.
 //! ptxas re-allocates registers and usually needs more than the PTX colors
 //! (it schedules for latency first), so the count is a lower bound and the
 //! warps an upper bound; `scripts/report` shows ptxas's own figures next to
@@ -23,35 +23,6 @@ use crate::driver::Pass;
 use crate::rewrite::PassOutcome;
 
 static REPORTS: Mutex<BTreeMap<PathBuf, Map<String, Value>>> = Mutex::new(BTreeMap::new());
-
-/// Limits of one SM generation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SmLimits {
-    pub registers: u32,
-    pub max_warps: u32,
-    pub max_registers_per_thread: u32,
-}
-
-pub fn sm_limits(cpu: &str) -> SmLimits {
-    let version: u32 =
-        cpu.trim_start_matches("sm_").trim_end_matches(|c: char| c.is_alphabetic()).parse().unwrap_or(90);
-    let max_warps = match version {
-        75 => 32,
-        86 | 87 | 89 | 120 | 121 => 48,
-        _ => 64,
-    };
-    SmLimits { registers: 65536, max_warps, max_registers_per_thread: 255 }
-}
-
-/// Resident warps per SM and their fraction of the maximum, as far as
-/// registers allow.
-pub fn occupancy(cpu: &str, registers_per_thread: u32) -> (u32, f64) {
-    let limits = sm_limits(cpu);
-    let per_thread = registers_per_thread.clamp(1, limits.max_registers_per_thread);
-    let per_warp = (per_thread * 32).div_ceil(256) * 256;
-    let warps = (limits.registers / per_warp).min(limits.max_warps);
-    (warps, f64::from(warps) / f64::from(limits.max_warps))
-}
 
 pub fn record(
     path: &Path,
@@ -79,7 +50,9 @@ pub fn record(
         let colors =
             |class: &str| figures.get(&format!("colors-{class}")).and_then(Value::as_u64).unwrap_or(0) as u32;
         let registers = colors("B32") + colors("B16") + 2 * colors("B64") + 4 * colors("B128");
-        let (warps, fraction) = occupancy(cpu, registers);
+        let gpu = crate::occupancy::gpu_or_sm90(cpu);
+        let warps = gpu.register_limited_warps(registers);
+        let fraction = f64::from(warps) / f64::from(gpu.max_warps_per_sm);
         entry["occupancy"] = json!({
             "basis": "PTX colors, which ptxas re-allocates",
             "registers_per_thread_at_least": registers,
@@ -100,21 +73,4 @@ pub fn record(
     functions.as_object_mut().expect("an object").entry(function).or_insert_with(|| json!({}))[pass_name] =
         entry;
     std::fs::write(path, serde_json::to_string_pretty(&Value::Object(document.clone()))? + "\n")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn occupancy_follows_register_allocation_granularity() {
-        // 32 registers: 1024 per warp, 64 warps fit, all of sm_90's 64.
-        assert_eq!(occupancy("sm_90", 32), (64, 1.0));
-        // 33 registers round up to 1280 per warp: 51 warps.
-        assert_eq!(occupancy("sm_90", 33).0, 51);
-        // 128 registers: 16 warps, a quarter.
-        assert_eq!(occupancy("sm_90a", 128), (16, 0.25));
-        // sm_89 holds at most 48 warps.
-        assert_eq!(occupancy("sm_89", 16), (48, 1.0));
-    }
 }

@@ -22,7 +22,7 @@ use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 
-use crate::occupancy::{Gpu, Occupancy};
+use nvregalloc::occupancy::{Gpu, Occupancy};
 
 /// One function's figures. A function that kernels call, and that ptxas
 /// compiles into each of them, gets only stack frame and spill figures of its
@@ -76,7 +76,7 @@ pub fn measure(
     let ptx = Ptx::new(&text);
     let arch = ptx
         .target()
-        .filter(|t| crate::occupancy::gpu(t).is_some_and(|g| g.name == gpu.name))
+        .filter(|t| nvregalloc::occupancy::gpu(t).is_some_and(|g| g.name == gpu.name))
         .unwrap_or(gpu.name);
     let dir = tempfile::Builder::new()
         .prefix("nvra-tune-")
@@ -754,7 +754,7 @@ ptxas info    : Used 48 registers, used 1 barriers, 4096 bytes smem, 372 bytes c
             .status()
             .unwrap();
         assert!(status.success());
-        let gpu = crate::occupancy::gpu("sm_90").unwrap();
+        let gpu = nvregalloc::occupancy::gpu("sm_90").unwrap();
         let figures = measure(var("PTXAS").as_ref(), var("CUOBJDUMP").as_ref(), &ptx, gpu, 8.0).unwrap();
         for (name, f) in &figures {
             eprintln!("{name}: {f:?}");

@@ -16,7 +16,7 @@ use crate::cache::{Cache, Event, Key, Lookup};
 use crate::command::{self, Compile};
 use crate::figures;
 use crate::objective::{Judge, Objective};
-use crate::occupancy;
+use nvregalloc::occupancy;
 use crate::report::{GpuReport, KernelReport, Report};
 use crate::search::{self, Built, Search};
 

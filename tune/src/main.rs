@@ -15,6 +15,7 @@
 //! CMAKE_CUDA_COMPILER_LAUNCHER=nvregalloc-tune   (clang as the CUDA compiler)
 //! make CXX="nvregalloc-tune -- clang++"
 //! nvregalloc-tune --stats | --clear
+//! nvregalloc-tune --occupancy sm_90      (warps per SM by registers, JSON)
 //! ```
 
 mod cache;
@@ -23,7 +24,6 @@ mod figures;
 mod launcher;
 mod measure;
 mod objective;
-mod occupancy;
 mod report;
 mod search;
 
@@ -66,6 +66,11 @@ struct Cli {
     /// Show the cache's entries and counters, then exit.
     #[arg(long)]
     stats: bool,
+    /// Print the warps per SM the register file of GPU (sm_80, sm_90a, ...)
+    /// holds at 0 to 255 registers a thread, as JSON, and exit: the project's
+    /// one occupancy model, for its scripts.
+    #[arg(long, value_name = "GPU")]
+    occupancy: Option<String>,
     /// Remove every cache entry and counter, then exit.
     #[arg(long)]
     clear: bool,
@@ -119,6 +124,16 @@ fn main() -> ExitCode {
         .init();
     let cli = Cli::parse();
     let cache = Cache::open(cli.cache_dir.clone());
+    if let Some(arch) = &cli.occupancy {
+        let Some(gpu) = nvregalloc::occupancy::gpu(arch) else {
+            eprintln!("nvregalloc-tune: no occupancy figures for {arch}");
+            return ExitCode::from(2);
+        };
+        let warps: Vec<u32> = (0..=gpu.max_registers_per_thread).map(|r| gpu.register_limited_warps(r)).collect();
+        let table = serde_json::json!({ "gpu": gpu.name, "max_warps": gpu.max_warps_per_sm, "warps_by_registers": warps });
+        println!("{table}");
+        return ExitCode::SUCCESS;
+    }
     if cli.stats || cli.clear {
         if cli.clear {
             match cache.clear() {

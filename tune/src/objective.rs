@@ -36,7 +36,7 @@
 use std::cmp::Ordering;
 
 use crate::figures::Figures;
-use crate::occupancy::Gpu;
+use nvregalloc::occupancy::Gpu;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -122,7 +122,7 @@ impl Judge {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::occupancy::gpu;
+    use nvregalloc::occupancy::gpu;
 
     fn kernel(registers: u32, weighted_sass: f64) -> Figures {
         let gpu = gpu("sm_90").unwrap();

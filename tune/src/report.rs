@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::figures::Figures;
-use crate::occupancy::Limiter;
+use nvregalloc::occupancy::Limiter;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct KernelReport {

@@ -234,7 +234,7 @@ impl Search<'_> {
         let step_below = |f: &Figures| match judge.objective {
             crate::objective::Objective::Occupancy => judge.gpu.cap_below(f.registers),
             crate::objective::Objective::Balanced => (f.occupancy.limiter
-                == crate::occupancy::Limiter::Registers)
+                == nvregalloc::occupancy::Limiter::Registers)
                 .then(|| judge.gpu.cap_below(f.registers))
                 .flatten(),
         };
