@@ -19,35 +19,40 @@ namespace nvregalloc {
 
 cl::opt<NvraCoalesceMode> CoalesceMode(
     "nvregalloc-coalesce", cl::desc("How nvregalloc coalesces copies"),
-    cl::init(NVRA_COALESCE_AFTER_STOCK),
+    cl::init(NvraCoalesceMode(coreDefaults().coalesce_mode)),
     cl::values(
         clEnumValN(NVRA_COALESCE_AFTER_STOCK, "after-stock",
-                   "LLVM's RegisterCoalescer runs first, then ours (default)"),
+                   "LLVM's RegisterCoalescer runs first, then ours"),
         clEnumValN(NVRA_COALESCE_REPLACE_STOCK, "replace-stock",
                    "ours instead of LLVM's RegisterCoalescer"),
         clEnumValN(NVRA_COALESCE_ANALYZE, "analyze",
                    "decide and report, change nothing"),
         clEnumValN(NVRA_COALESCE_OFF, "off", "do not run")));
+static ShowDefault CoalesceModeDefault(CoalesceMode);
 
 static cl::opt<double, false, PositiveParser<double>> CoalesceFactor(
     "nvregalloc-coalesce-factor",
     cl::desc("A neighbour counts as high-degree when degree * factor >= K"),
-    cl::init(0.8));
+    cl::init(coreDefaults().coalesce_factor));
+static ShowDefault CoalesceFactorDefault(CoalesceFactor);
 
 static cl::opt<bool> BlockFreqBias(
     "nvregalloc-block-freq",
     cl::desc("Order copies of equal register number by block frequency too"),
-    cl::init(false));
+    cl::init(coreDefaults().block_freq_bias != 0));
+static ShowDefault BlockFreqBiasDefault(BlockFreqBias);
 
 static cl::opt<uint64_t> CopyLimit(
     "nvregalloc-copy-limit",
     cl::desc("Copies the coalescer considers per function (0 = unlimited)"),
-    cl::init(0));
+    cl::init(coreDefaults().copy_limit));
+static ShowDefault CopyLimitDefault(CopyLimit);
 
 static cl::opt<uint64_t> CoalesceLimit(
     "nvregalloc-coalesce-limit",
     cl::desc("Merges the coalescer performs per function (0 = unlimited)"),
-    cl::init(0));
+    cl::init(coreDefaults().coalesce_limit));
+static ShowDefault CoalesceLimitDefault(CoalesceLimit);
 
 namespace {
 class CoalescePass : public MachineFunctionPass {

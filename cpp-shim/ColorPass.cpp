@@ -21,51 +21,58 @@ namespace nvregalloc {
 
 static cl::opt<NvraColorMode> ColorMode(
     "nvregalloc-color", cl::desc("How nvregalloc colors virtual registers"),
-    cl::init(NVRA_COLOR_OFF),
+    cl::init(NvraColorMode(coreDefaults().color_mode)),
     cl::values(clEnumValN(NVRA_COLOR_RENAME, "rename",
                           "one PTX register per color, fewest colors"),
                clEnumValN(NVRA_COLOR_ANALYZE, "analyze",
                           "decide and report, change nothing"),
                clEnumValN(NVRA_COLOR_OFF, "off",
-                          "do not rename (default: ptxas re-allocates, and "
-                          "renaming moves its register count both ways)")));
+                          "do not rename (ptxas re-allocates, and renaming "
+                          "moves its register count both ways)")));
+static ShowDefault ColorModeDefault(ColorMode);
 
 static cl::opt<unsigned> MaxRegs(
     "nvregalloc-max-regs",
     cl::desc("Color each register class into at most this many registers, "
              "spilling to local memory what does not fit (0: unbounded); "
              "renames even where -nvregalloc-color is off"),
-    cl::init(0));
+    cl::init(coreDefaults().max_regs));
+static ShowDefault MaxRegsDefault(MaxRegs);
 
 static cl::opt<bool> Remat(
     "nvregalloc-remat",
     cl::desc("Recompute spilled constants and addresses instead of "
              "reloading them"),
-    cl::init(true));
+    cl::init(coreDefaults().remat != 0));
+static ShowDefault RematDefault(Remat);
 
 static cl::opt<double> SpillLatency(
     "nvregalloc-spill-latency", cl::value_desc("cycles"),
     cl::desc("Memory latency in the spill cost (0: estimate from the "
              "register footprint: 4, 10 or 40 cycles)"),
-    cl::init(0.0));
+    cl::init(coreDefaults().spill_latency));
+static ShowDefault SpillLatencyDefault(SpillLatency);
 
 static cl::opt<bool> ReuseWithinBlock(
     "nvregalloc-reuse-within-block",
     cl::desc("Rename mode: let values defined in one block share a PTX "
              "register (fewest registers; =false keeps them apart, which "
              "spares ptxas false dependences within blocks)"),
-    cl::init(true));
+    cl::init(coreDefaults().reuse_within_block != 0));
+static ShowDefault ReuseWithinBlockDefault(ReuseWithinBlock);
 
 static cl::opt<bool> UndefinedApart(
     "nvregalloc-undefined-apart",
     cl::desc("Rename mode: give a value left undefined on some path "
              "(IMPLICIT_DEF) a PTX register no defined value writes"),
-    cl::init(true));
+    cl::init(coreDefaults().undefined_apart != 0));
+static ShowDefault UndefinedApartDefault(UndefinedApart);
 
 static cl::opt<double> LoopBase(
     "nvregalloc-loop-base",
     cl::desc("Spill cost weight of a def or use at loop depth d: base^d"),
-    cl::init(1.5));
+    cl::init(coreDefaults().loop_base));
+static ShowDefault LoopBaseDefault(LoopBase);
 
 namespace {
 class ColorPass : public MachineFunctionPass {

@@ -26,16 +26,18 @@ namespace nvregalloc {
 
 cl::opt<bool> CssaCoalesce(
     "nvregalloc-cssa-coalesce",
-    cl::desc("Coalesce PHI operands before PHI elimination (CSSA); off by "
-             "default: LLVM's PHI elimination and RegisterCoalescer remove "
-             "these copies as well, and on some kernels better"),
+    cl::desc("Coalesce PHI operands before PHI elimination (CSSA); LLVM's "
+             "PHI elimination and RegisterCoalescer remove these copies as "
+             "well, and on some kernels better"),
     cl::init(false));
+static ShowDefault CssaCoalesceDefault(CssaCoalesce);
 
 static cl::opt<unsigned> CssaVerbosity(
     "nvregalloc-cssa-verbosity",
     cl::desc("Trace CSSA decisions through tracing (NVREGALLOC_LOG): 1 = "
              "each PHI, 2 = each operand too"),
-    cl::init(0));
+    cl::init(coreDefaults().cssa_verbosity));
+static ShowDefault CssaVerbosityDefault(CssaVerbosity);
 
 static cl::opt<bool> DumpBeforeCssa(
     "nvregalloc-dump-before-cssa",

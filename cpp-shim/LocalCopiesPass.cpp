@@ -31,6 +31,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Passes.h"
+#include "RustBridge.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
@@ -55,6 +56,7 @@ static cl::opt<uint64_t> MaxCopiedBytes(
     cl::desc("Locals only copied whole by memcpy, of at most this many "
              "bytes, are copied by typed loads and stores instead"),
     cl::init(NVRA_PROMOTE_DEFAULT_MAX_COPIED_BYTES));
+static ShowDefault MaxCopiedBytesDefault(MaxCopiedBytes);
 
 namespace {
 /// Whether a load and store of \p Ty copy all of its bytes: no padding.

@@ -22,28 +22,31 @@ namespace nvregalloc {
 cl::opt<NvraPressureMode> PressureMode(
     "nvregalloc-pressure",
     cl::desc("How nvregalloc lowers register pressure that costs warps"),
-    cl::init(NVRA_PRESSURE_OFF),
+    cl::init(NvraPressureMode(coreDefaults().pressure_mode)),
     cl::values(clEnumValN(NVRA_PRESSURE_RELIEVE, "relieve",
                           "recompute cheap values next to their uses where "
                           "that crosses an occupancy step"),
                clEnumValN(NVRA_PRESSURE_ANALYZE, "analyze",
                           "decide and report, change nothing"),
                clEnumValN(NVRA_PRESSURE_OFF, "off",
-                          "do not run (default: ptxas does not always follow "
-                          "the model, see docs/design.md)")));
+                          "do not run (ptxas does not always follow the "
+                          "model, see docs/design.md)")));
+static ShowDefault PressureModeDefault(PressureMode);
 
 static cl::opt<unsigned> PressureSlack(
     "nvregalloc-pressure-slack",
     cl::desc("Registers ptxas is assumed to need beyond the modelled "
              "pressure, when the pressure pass counts occupancy steps"),
-    cl::init(0));
+    cl::init(coreDefaults().pressure_slack));
+static ShowDefault PressureSlackDefault(PressureSlack);
 
 static cl::opt<unsigned> PressureTarget(
     "nvregalloc-pressure-target", cl::Hidden,
     cl::desc("Lower the modelled pressure to this many registers as far as "
              "possible, whatever the occupancy (tests and experiments; 0: "
              "only where an occupancy step is crossed)"),
-    cl::init(0));
+    cl::init(coreDefaults().pressure_target));
+static ShowDefault PressureTargetDefault(PressureTarget);
 
 namespace {
 class PressurePass : public MachineFunctionPass {

@@ -73,34 +73,40 @@ static cl::opt<bool> PromoteLocals(
              "local's address, so that the locals become registers "
              "(promote=off in a function-options file: not for that function)"),
     cl::init(true));
+static ShowDefault PromoteLocalsDefault(PromoteLocals);
 
 static cl::opt<unsigned> MaxTripCount(
     "nvregalloc-promote-max-trip-count",
     cl::desc("Fully unroll loops over local arrays of at most this many "
              "iterations"),
     cl::init(NVRA_PROMOTE_DEFAULT_MAX_TRIP_COUNT));
+static ShowDefault MaxTripCountDefault(MaxTripCount);
 
 static cl::opt<unsigned> MaxUnrolledInsts(
     "nvregalloc-promote-max-unrolled",
     cl::desc("... and of at most this many IR instructions once unrolled"),
     cl::init(NVRA_PROMOTE_DEFAULT_MAX_UNROLLED_INSTS));
+static ShowDefault MaxUnrolledInstsDefault(MaxUnrolledInsts);
 
 static cl::opt<uint64_t> MaxArrayBytes(
     "nvregalloc-promote-max-array-bytes",
     cl::desc("... over arrays of at most this many bytes"),
     cl::init(NVRA_PROMOTE_DEFAULT_MAX_ARRAY_BYTES));
+static ShowDefault MaxArrayBytesDefault(MaxArrayBytes);
 
 static cl::opt<unsigned> MaxDynamicArrayBytes(
     "nvregalloc-promote-max-dynamic-array-bytes",
     cl::desc("... or, for an array also indexed by data, of at most this "
              "many bytes (ptxas can keep such a small one in registers)"),
     cl::init(NVRA_PROMOTE_DEFAULT_MAX_DYNAMIC_ARRAY_BYTES));
+static ShowDefault MaxDynamicArrayBytesDefault(MaxDynamicArrayBytes);
 
 static cl::opt<unsigned> InlineBudget(
     "nvregalloc-promote-inline-budget",
     cl::desc("IR instructions inlined into one caller for calls taking a "
              "local's address"),
     cl::init(NVRA_PROMOTE_DEFAULT_INLINE_BUDGET));
+static ShowDefault InlineBudgetDefault(InlineBudget);
 
 bool promotesLocals(const Function &F) {
   return PromoteLocals && F.getParent()->getTargetTriple().isNVPTX() &&

@@ -17,6 +17,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -25,10 +26,26 @@ using namespace llvm;
 
 namespace nvregalloc {
 
+const NvraOptions &coreDefaults() {
+  static const NvraOptions Defaults = [] {
+    NvraOptions O{};
+    nvra_default_options(&O);
+    return O;
+  }();
+  return Defaults;
+}
+
+StringRef withDefault(StringRef Help, const std::string &Value) {
+  static std::deque<std::string> Kept; // never freed: -help may print late
+  Kept.push_back((Help + " (default: " + Value + ")").str());
+  return Kept.back();
+}
+
 static cl::opt<unsigned, false, PositiveParser<unsigned>> K(
     "nvregalloc-k",
     cl::desc("Colors the conservative coalescing and Briggs tests assume (K)"),
-    cl::init(15));
+    cl::init(coreDefaults().k));
+static ShowDefault KDefault(K);
 
 static cl::opt<uint64_t> GraphLimit(
     "nvregalloc-graph-limit",
@@ -36,18 +53,20 @@ static cl::opt<uint64_t> GraphLimit(
              "class) a pass may build per function; past them coloring goes "
              "graph-free and the other passes leave the function as it is "
              "(0: never build a graph)"),
-    cl::init(1000000));
+    cl::init(coreDefaults().graph_limit));
+static ShowDefault GraphLimitDefault(GraphLimit);
 
 static cl::opt<bool> Verify(
     "nvregalloc-verify",
     cl::desc("Check every rewrite with the independent checker; a rejected "
              "rewrite leaves the function unchanged"),
-    cl::init(true));
+    cl::init(coreDefaults().verify != 0));
+static ShowDefault VerifyDefault(Verify);
 
 static cl::opt<NvraFault> InjectFault(
     "nvregalloc-inject-fault", cl::Hidden,
     cl::desc("Test only: make the core misbehave on purpose"),
-    cl::init(NVRA_FAULT_NONE),
+    cl::init(NvraFault(coreDefaults().fault)),
     cl::values(clEnumValN(NVRA_FAULT_NONE, "none", "behave"),
                clEnumValN(NVRA_FAULT_PANIC, "panic", "panic inside Rust"),
                clEnumValN(NVRA_FAULT_MERGE_INTERFERING, "merge-interfering",

@@ -13,8 +13,10 @@
 
 #include "llvm/Support/CommandLine.h"
 
+#include <cstdio>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 namespace llvm {
 class AnalysisUsage;
@@ -28,6 +30,42 @@ namespace nvregalloc {
 /// Options shared by every pass (K, the checker, test-only fault injection)
 /// filled in; each pass then sets its own.
 NvraOptions sharedOptions();
+
+/// The core's defaults (nvra_default_options): the command-line options
+/// take theirs from here, so that each default is stated once, in the core
+/// (src/options.rs).
+const NvraOptions &coreDefaults();
+
+/// \p Help with " (default: \p Value)" appended, kept for the program's life
+/// (an option's description is only a reference).
+llvm::StringRef withDefault(llvm::StringRef Help, const std::string &Value);
+
+/// Shows \p Opt's default in its -help text; construct one right after the
+/// option (`static ShowDefault KDefault(K);`).
+struct ShowDefault {
+  template <typename T, bool External, typename Parser>
+  explicit ShowDefault(llvm::cl::opt<T, External, Parser> &Opt) {
+    const T &Default = Opt.getDefault().getValue();
+    std::string Value;
+    if constexpr (std::is_enum_v<T>) {
+      auto &Values = Opt.getParser();
+      for (unsigned I = 0, N = Values.getNumOptions(); I != N; ++I)
+        if (static_cast<const llvm::cl::OptionValue<T> &>(
+                Values.getOptionValue(I))
+                .getValue() == Default)
+          Value = Values.getOption(I).str();
+    } else if constexpr (std::is_same_v<T, bool>) {
+      Value = Default ? "true" : "false";
+    } else if constexpr (std::is_floating_point_v<T>) {
+      char Text[32];
+      std::snprintf(Text, sizeof Text, "%g", double(Default));
+      Value = Text;
+    } else {
+      Value = std::to_string(Default);
+    }
+    Opt.setDescription(withDefault(Opt.HelpStr, Value));
+  }
+};
 
 /// One value of one per-function choice (a key and value the core defines,
 /// src/choices.rs), for the lever in LLVM's pipeline that applies it.

@@ -566,6 +566,65 @@ fn total(blocks: &[NvraBlock], end: impl Fn(&NvraBlock) -> u32) -> u32 {
     blocks.iter().map(end).max().unwrap_or(0)
 }
 
+/// `Options::default()` for the shim, whose command-line options take their
+/// defaults from here, so that each is stated once, in the core.
+///
+/// # Safety
+/// `out` must point to a writable `NvraOptions`.
+#[no_mangle]
+pub unsafe extern "C" fn nvra_default_options(out: *mut NvraOptions) {
+    *out = options_to_abi(&Options::default());
+}
+
+/// The ABI form of `o`'s knobs (no paths: null).
+fn options_to_abi(o: &Options) -> NvraOptions {
+    NvraOptions {
+        abi_version: NVRA_ABI_VERSION,
+        sizeof_options: size_of::<NvraOptions>() as u32,
+        k: o.k,
+        coalesce_mode: match o.coalesce_mode {
+            CoalesceMode::AfterStock => NVRA_COALESCE_AFTER_STOCK,
+            CoalesceMode::ReplaceStock => NVRA_COALESCE_REPLACE_STOCK,
+            CoalesceMode::Analyze => NVRA_COALESCE_ANALYZE,
+            CoalesceMode::Off => NVRA_COALESCE_OFF,
+        },
+        color_mode: match o.color_mode {
+            ColorMode::Rename => NVRA_COLOR_RENAME,
+            ColorMode::Analyze => NVRA_COLOR_ANALYZE,
+            ColorMode::Off => NVRA_COLOR_OFF,
+        },
+        block_freq_bias: o.block_freq_bias.into(),
+        verify: o.verify.into(),
+        fault: match o.fault {
+            Fault::None => NVRA_FAULT_NONE,
+            Fault::Panic => NVRA_FAULT_PANIC,
+            Fault::MergeInterfering => NVRA_FAULT_MERGE_INTERFERING,
+        },
+        copy_limit: o.copy_limit.unwrap_or(0),
+        coalesce_limit: o.coalesce_limit.unwrap_or(0),
+        coalesce_factor: o.coalesce_factor,
+        report_path: std::ptr::null(),
+        dot_dir: std::ptr::null(),
+        target_cpu: std::ptr::null(),
+        cssa_verbosity: o.cssa_verbosity,
+        max_regs: o.max_regs.unwrap_or(0),
+        remat: o.remat.into(),
+        spill_latency: o.spill_latency.unwrap_or(0.0),
+        loop_base: o.loop_base,
+        graph_limit: o.graph_limit,
+        reuse_within_block: o.reuse_within_block.into(),
+        undefined_apart: o.undefined_apart.into(),
+        pressure_mode: match o.pressure_mode {
+            PressureMode::Off => NVRA_PRESSURE_OFF,
+            PressureMode::Analyze => NVRA_PRESSURE_ANALYZE,
+            PressureMode::Relieve => NVRA_PRESSURE_RELIEVE,
+        },
+        pressure_slack: o.pressure_slack,
+        pressure_target: o.pressure_target.unwrap_or(0),
+        function_options: std::ptr::null(),
+    }
+}
+
 unsafe fn options_from_abi(raw: &NvraOptions) -> Options {
     let limit = |n: u64| (n != 0).then_some(n);
     Options {
@@ -692,18 +751,15 @@ mod tests {
     }
 
     fn options() -> NvraOptions {
-        NvraOptions {
-            abi_version: NVRA_ABI_VERSION,
-            sizeof_options: size_of::<NvraOptions>() as u32,
-            k: 15,
-            coalesce_mode: NVRA_COALESCE_AFTER_STOCK,
-            color_mode: NVRA_COLOR_RENAME,
-            verify: 1,
-            coalesce_factor: 0.8,
-            loop_base: 1.5,
-            remat: 1,
-            ..Default::default()
-        }
+        NvraOptions { color_mode: NVRA_COLOR_RENAME, ..options_to_abi(&Options::default()) }
+    }
+
+    #[test]
+    fn the_defaults_go_through_the_abi_unchanged() {
+        let mut raw = NvraOptions::default();
+        unsafe { nvra_default_options(&mut raw) };
+        let back = unsafe { options_from_abi(&raw) };
+        assert_eq!(format!("{:?}", back), format!("{:?}", Options { target_cpu: String::new(), ..Options::default() }));
     }
 
     /// Runs one call and returns (status, message).

@@ -155,6 +155,8 @@ pub struct Options {
     pub promote_locals: bool,
 }
 
+/// The one statement of every default: the shim's command-line options take
+/// theirs from here (`ffi::nvra_default_options`) and show them in -help.
 impl Default for Options {
     fn default() -> Self {
         Self {
@@ -191,13 +193,12 @@ impl Default for Options {
     }
 }
 
-/// See `Options::pressure_slack`; the shim's `-nvregalloc-pressure-slack`
-/// has the same default.
+/// See `Options::pressure_slack`.
 pub const DEFAULT_PRESSURE_SLACK: u32 = 0;
 
 /// A graph of at most about 30 MB, built in about 0.1 s; the largest of the
 /// project's corpus takes 70,000 entries (see docs/results.md, the compile-time
-/// section). The shim's `-nvregalloc-graph-limit` has the same default.
+/// section).
 pub const DEFAULT_GRAPH_LIMIT: u64 = 1_000_000;
 
 impl Options {

@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bump on any change to a struct below or to the meaning of a field. */
-#define NVRA_ABI_VERSION 23u
+#define NVRA_ABI_VERSION 24u
 
 /* Sentinel for "no register" / "no tie" in 32-bit index fields. */
 #define NVRA_NONE 0xffffffffu
@@ -193,6 +193,10 @@ typedef struct NvraOptions {
                                   the occupancy; 0 = only across a step */
   const char *function_options; /* per-function choices file, or null */
 } NvraOptions;
+
+/* The core's defaults for every field (paths and target_cpu null): the
+ * shim's command-line options take their defaults from here. */
+void nvra_default_options(NvraOptions *out);
 
 typedef enum NvraStatus {
   NVRA_STATUS_OK = 0,          /* apply the result (it may be empty); a
