@@ -87,8 +87,11 @@ pub const CAP: ChoiceKey = ChoiceKey {
     help: "registers per thread ptxas may give the kernel (PTX .maxnreg), 1 to 255",
 };
 /// On NVPTX, whose addresses have no register-plus-scaled-index form, LSR
-/// gives each array its own 64-bit pointer; without it a loop carries one
-/// index (`Options::loop_strength_reduction`).
+/// gives each array its own 64-bit pointer variable and carries them all
+/// through the loop; a 32-bit index read by every address is two registers
+/// per array fewer, for an address computation at each access. Only ptxas
+/// can tell which pays (`nvregalloc-tune` asks it), so it is per function.
+/// The shim's lever: `LsrGatePass.cpp`.
 pub const LSR: ChoiceKey = ChoiceKey {
     name: "lsr",
     values: &["on", "off"],
@@ -97,6 +100,12 @@ pub const LSR: ChoiceKey = ChoiceKey {
     middle_end: false,
     help: "LLVM's loop strength reduction",
 };
+/// `unroll=off` stops LLVM's loop unrollers of their own accord, as clang's
+/// `-fno-unroll-loops` does (`#pragma unroll` still holds). An unrolled
+/// body keeps several iterations' values live at once, which can cost an
+/// occupancy step; a rolled loop gives up their instruction-level
+/// parallelism, so `nvregalloc-tune` takes it only where it gains warps
+/// nothing else does. The lever: `UnrollGatePass.cpp`.
 pub const UNROLL: ChoiceKey = ChoiceKey {
     name: "unroll",
     values: &["on", "off"],
@@ -105,6 +114,11 @@ pub const UNROLL: ChoiceKey = ChoiceKey {
     middle_end: true,
     help: "LLVM's loop unrollers, of their own accord (#pragma unroll holds)",
 };
+/// `sched=pressure`: instruction selection schedules the function's blocks
+/// for register pressure (LLVM's bottom-up register-reduction list
+/// scheduler, what `-nvptx-sched4reg` picks for a whole run) rather than in
+/// source order, NVPTX's default. ptxas schedules again, so only ptxas can
+/// tell where it pays. The lever: `SchedGatePass.cpp`.
 pub const SCHED: ChoiceKey = ChoiceKey {
     name: "sched",
     values: &["source", "pressure"],
@@ -113,6 +127,14 @@ pub const SCHED: ChoiceKey = ChoiceKey {
     middle_end: false,
     help: "instruction selection's scheduler: source order, or for register pressure",
 };
+/// `inline=always`: the function, and every function it calls directly or
+/// through others, is inlined at every call site LLVM can inline it at (on
+/// a kernel, what it calls), as nvcc does with device functions. ptxas
+/// compiles an out-of-line function into each kernel that calls it, counts
+/// its registers there and keeps the caller's values live across the call;
+/// inlined, the callee's code is allocated with the caller's, at the price
+/// of a copy per call site. `__noinline__` holds. The lever:
+/// `InlineGatePass.cpp`.
 pub const INLINE: ChoiceKey = ChoiceKey {
     name: "inline",
     values: &["auto", "always"],
@@ -121,6 +143,11 @@ pub const INLINE: ChoiceKey = ChoiceKey {
     middle_end: true,
     help: "inline the function and what it calls wherever called, as nvcc does",
 };
+/// `promote=off` keeps `nvregalloc-promote-locals` (on by default: local
+/// memory is where clang's CUDA loses most to nvcc's, see `promote`) off
+/// the function: its unrolled or inlined code can take more registers,
+/// which only ptxas can weigh against the local accesses it saves. The
+/// lever: `PromoteLocalsPass.cpp` and `LocalCopiesPass.cpp`.
 pub const PROMOTE: ChoiceKey = ChoiceKey {
     name: "promote",
     values: &["on", "off"],
@@ -226,8 +253,10 @@ impl FunctionChoices {
         &self.values
     }
 
-    /// The command line's options as these choices change them (`cap` is
-    /// the shim's own lever, `nvregalloc-register-cap`).
+    /// The command line's options as these choices change them: the
+    /// machine passes' choices. The others are the shim's levers, which read
+    /// the choices themselves (`nvra_function_choices`): `cap`
+    /// (`nvregalloc-register-cap`), `lsr`, `sched` and the middle end's.
     pub fn apply_to(&self, options: &mut Options) {
         if let Some(v) = self.get(&COALESCE) {
             options.coalesce_mode = if v == "off" { CoalesceMode::Off } else { CoalesceMode::AfterStock };
@@ -240,21 +269,6 @@ impl FunctionChoices {
         }
         if let Some(v) = self.get(&UNDEFINED) {
             options.undefined_apart = v == "apart";
-        }
-        if let Some(v) = self.get(&LSR) {
-            options.loop_strength_reduction = v == "on";
-        }
-        if let Some(v) = self.get(&UNROLL) {
-            options.loop_unrolling = v == "on";
-        }
-        if let Some(v) = self.get(&SCHED) {
-            options.pressure_scheduling = v == "pressure";
-        }
-        if let Some(v) = self.get(&INLINE) {
-            options.inline_always = v == "always";
-        }
-        if let Some(v) = self.get(&PROMOTE) {
-            options.promote_locals = v == "on";
         }
     }
 }
@@ -467,9 +481,8 @@ mod tests {
             .lookup("k", "")
             .unwrap()
             .apply_to(&mut options);
-        assert!(!options.loop_strength_reduction && !options.loop_unrolling && !options.promote_locals);
-        assert!(options.pressure_scheduling && options.inline_always);
         assert_eq!(options.coalesce_mode, CoalesceMode::Off);
+        assert_eq!(options.color_mode, Options::default().color_mode);
     }
 
     #[test]

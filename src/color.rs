@@ -611,7 +611,7 @@ pub fn color(f: &Function, options: &Options) -> crate::rewrite::PassOutcome {
                 improve_classes_above_max_live(f, &graph, &nodes, &copies, &mut coloring);
                 coloring
             });
-            if let Some(dir) = &options.dot_dir {
+            if let Some(dir) = &options.outputs.dot_dir {
                 if let Err(e) = crate::dot::write(dir, f, &graph, &coloring, &copies) {
                     eprintln!(
                         "warning: nvregalloc: cannot write the graph of {} to {}: {e}",

@@ -264,7 +264,7 @@ pub fn coalesce_phis(f: &Function, options: &Options) -> PassOutcome {
                 }
                 Err(why) => {
                     kept += 1;
-                    if options.cssa_verbosity >= 1 {
+                    if options.outputs.cssa_verbosity >= 1 {
                         tracing::info!(target: "nvregalloc::cssa", "{} {:?} in {:?}: kept, {why}",
                             f.name, phi.inst, phi.block);
                     }
@@ -320,7 +320,7 @@ fn plan(
         }
         let root = classes.root(operand);
         let joined = group.contains(&root) || classes.fits(graph, root, &group);
-        if options.cssa_verbosity >= 2 {
+        if options.outputs.cssa_verbosity >= 2 {
             let what = if joined { "fits" } else { "interferes" };
             tracing::info!(target: "nvregalloc::cssa", "{} {:?}: {operand:?} from {pred:?} {what}",
                 f.name, phi.inst);
@@ -337,7 +337,7 @@ fn plan(
     if let Some((member, partner)) = classes.blocked_partner(graph, &group, partners) {
         return Err(format!("it would keep {member:?} from its copy partner {partner:?}"));
     }
-    if options.cssa_verbosity >= 1 {
+    if options.outputs.cssa_verbosity >= 1 {
         tracing::info!(target: "nvregalloc::cssa", "{} {:?} in {:?}: eliminated, {} classes joined",
             f.name, phi.inst, phi.block, group.len());
     }

@@ -126,7 +126,7 @@ pub fn run(f: &Function, options: &Options, pass: Pass) -> Verdict {
             return Verdict::Rejected(format!("the checker rejected the rewrite: {error}"));
         }
     }
-    if let Some(path) = &options.report_path {
+    if let Some(path) = &options.outputs.report_path {
         if let Err(e) = crate::report::record(path, &options.target_cpu, &f.name, pass, &outcome) {
             eprintln!("warning: nvregalloc: cannot write the report {}: {e}", path.display());
         }

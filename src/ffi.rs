@@ -22,7 +22,7 @@ use crate::driver::{self, Pass, Verdict};
 use crate::function::{
     Block, BlockData, Function, InstData, InstFlags, InstKind, Operand, OperandFlags, RegClass, VReg,
 };
-use crate::options::{CoalesceMode, ColorMode, Fault, Options, PressureMode};
+use crate::options::{CoalesceMode, ColorMode, Fault, Options, Outputs, PressureMode};
 use crate::pressure;
 use crate::promote;
 use crate::rewrite::{Insert, PassOutcome, Place, SpillOp};
@@ -459,7 +459,11 @@ unsafe fn function_from_abi(raw: &NvraFunction) -> Function {
     let mut cheap = |i: &NvraInst| {
         *cheap_opcodes.entry(i.opcode).or_insert_with(|| {
             let cheap = !i.opcode_name.is_null() && pressure::is_cheap_alu_opcode(&c_string(i.opcode_name));
-            if cheap { InstFlags::CHEAP } else { InstFlags::empty() }
+            if cheap {
+                InstFlags::CHEAP
+            } else {
+                InstFlags::empty()
+            }
         })
     };
     let insts = array(raw.insts, raw.num_insts)
@@ -606,7 +610,7 @@ fn options_to_abi(o: &Options) -> NvraOptions {
         report_path: std::ptr::null(),
         dot_dir: std::ptr::null(),
         target_cpu: std::ptr::null(),
-        cssa_verbosity: o.cssa_verbosity,
+        cssa_verbosity: o.outputs.cssa_verbosity,
         max_regs: o.max_regs.unwrap_or(0),
         remat: o.remat.into(),
         spill_latency: o.spill_latency.unwrap_or(0.0),
@@ -650,10 +654,7 @@ unsafe fn options_from_abi(raw: &NvraOptions) -> Options {
         },
         copy_limit: limit(raw.copy_limit),
         coalesce_limit: limit(raw.coalesce_limit),
-        report_path: (!raw.report_path.is_null()).then(|| c_string(raw.report_path).into()),
-        dot_dir: (!raw.dot_dir.is_null()).then(|| c_string(raw.dot_dir).into()),
         target_cpu: c_string(raw.target_cpu),
-        cssa_verbosity: raw.cssa_verbosity,
         max_regs: (raw.max_regs != 0).then_some(raw.max_regs),
         spill_latency: (raw.spill_latency > 0.0).then_some(raw.spill_latency),
         loop_base: raw.loop_base,
@@ -669,12 +670,11 @@ unsafe fn options_from_abi(raw: &NvraOptions) -> Options {
         pressure_slack: raw.pressure_slack,
         pressure_target: (raw.pressure_target != 0).then_some(raw.pressure_target),
         function_options: (!raw.function_options.is_null()).then(|| c_string(raw.function_options).into()),
-        // Only a function-options file sets these, per function.
-        loop_strength_reduction: true,
-        loop_unrolling: true,
-        pressure_scheduling: false,
-        inline_always: false,
-        promote_locals: true,
+        outputs: Outputs {
+            report_path: (!raw.report_path.is_null()).then(|| c_string(raw.report_path).into()),
+            dot_dir: (!raw.dot_dir.is_null()).then(|| c_string(raw.dot_dir).into()),
+            cssa_verbosity: raw.cssa_verbosity,
+        },
     }
 }
 
@@ -759,7 +759,10 @@ mod tests {
         let mut raw = NvraOptions::default();
         unsafe { nvra_default_options(&mut raw) };
         let back = unsafe { options_from_abi(&raw) };
-        assert_eq!(format!("{:?}", back), format!("{:?}", Options { target_cpu: String::new(), ..Options::default() }));
+        assert_eq!(
+            format!("{:?}", back),
+            format!("{:?}", Options { target_cpu: String::new(), ..Options::default() })
+        );
     }
 
     /// Runs one call and returns (status, message).

@@ -40,6 +40,10 @@ pub enum Fault {
     MergeInterfering,
 }
 
+/// What the passes are told, per function: the algorithm's knobs (the
+/// command line's, as `for_function` changes them by the per-function
+/// choices, `choices::FunctionChoices`), the target, and where reports go
+/// (`outputs`).
 #[derive(Clone, Debug)]
 pub struct Options {
     /// Colors assumed by the conservative coalescing and Briggs tests.
@@ -60,14 +64,8 @@ pub struct Options {
     pub copy_limit: Option<u64>,
     /// Merges performed per function.
     pub coalesce_limit: Option<u64>,
-    /// Where to write the JSON report (`-nvregalloc-report`).
-    pub report_path: Option<std::path::PathBuf>,
-    /// Where to write Graphviz interference graphs (`-nvregalloc-dot`).
-    pub dot_dir: Option<std::path::PathBuf>,
     /// The target processor, e.g. "sm_90".
     pub target_cpu: String,
-    /// CSSA decision trace: 0 none, 1 each PHI, 2 each operand too.
-    pub cssa_verbosity: u32,
     /// Register budget: color each class into at most this many registers,
     /// spilling what does not fit. `None`: unbounded (rename mode).
     pub max_regs: Option<u32>,
@@ -107,52 +105,18 @@ pub struct Options {
     pub pressure_target: Option<u32>,
     /// `-nvregalloc-function-options=FILE` (see `per_function`).
     pub function_options: Option<std::path::PathBuf>,
-    /// Whether LLVM's loop strength reduction runs on the function
-    /// (`lsr=off` in a function-options file turns it off). On NVPTX, whose
-    /// addresses have no register-plus-scaled-index form, LSR gives each
-    /// array its own 64-bit pointer variable and carries them all through
-    /// the loop; a 32-bit index read by every address is two registers per
-    /// array fewer, for an address computation at each access. Only ptxas
-    /// can tell which pays (`nvregalloc-tune` asks it), so it is per function.
-    pub loop_strength_reduction: bool,
-    /// Whether LLVM's loop unrollers may unroll the function's loops of their
-    /// own accord (`unroll=off` in a function-options file stops them, as
-    /// clang's `-fno-unroll-loops` does; `#pragma unroll` still holds). An
-    /// unrolled body keeps several iterations' values live at once, which
-    /// can cost an occupancy step; a rolled loop gives up their
-    /// instruction-level parallelism, so `nvregalloc-tune` takes it only where
-    /// it gains warps nothing else does. Acts in the middle end (clang
-    /// `-fpass-plugin`), not in llc.
-    pub loop_unrolling: bool,
-    /// Whether instruction selection schedules the function's blocks for
-    /// register pressure (`sched=pressure` in a function-options file:
-    /// LLVM's bottom-up register-reduction list scheduler, what
-    /// `-nvptx-sched4reg` picks for a whole run) rather than in source
-    /// order, NVPTX's default. ptxas schedules again, so only ptxas can
-    /// tell where it pays (`nvregalloc-tune` asks it).
-    pub pressure_scheduling: bool,
-    /// Whether the function, and every function it calls directly or
-    /// through others, is inlined at every call site LLVM can inline it at
-    /// (`inline=always` in a function-options file; on a kernel, what it
-    /// calls), as nvcc does with device functions, rather than where LLVM's
-    /// inliner finds it cheap (`inline=auto`). ptxas compiles an out-of-line
-    /// function into each kernel that calls it, counts its registers there
-    /// and keeps the caller's values live across the call; inlined, the
-    /// callee's code is allocated with the caller's, at the price of a copy
-    /// per call site. Only ptxas can tell which pays (`nvregalloc-tune` asks
-    /// it). Acts in the middle end (clang `-fpass-plugin`, opt), not in llc;
-    /// `__noinline__` holds.
-    pub inline_always: bool,
-    /// Whether `nvregalloc-promote-locals` may unroll the function's loops
-    /// over local arrays and inline its calls that take a local's address,
-    /// so that the locals become registers (`promote=off` in a
-    /// function-options file stops it for the function;
-    /// `-nvregalloc-promote-locals=false` for all). On by default: local
-    /// memory is where clang's CUDA loses most to nvcc's (see `promote`).
-    /// The unrolled or inlined code can take more registers, which only
-    /// ptxas can weigh against the local accesses it saves. Acts in the
-    /// middle end (clang `-fpass-plugin`, opt), not in llc.
-    pub promote_locals: bool,
+    pub outputs: Outputs,
+}
+
+/// Where the passes report, besides remarks and statistics.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Outputs {
+    /// The JSON report (`-nvregalloc-report`).
+    pub report_path: Option<std::path::PathBuf>,
+    /// Graphviz interference graphs (`-nvregalloc-dot`).
+    pub dot_dir: Option<std::path::PathBuf>,
+    /// CSSA decision trace: 0 none, 1 each PHI, 2 each operand too.
+    pub cssa_verbosity: u32,
 }
 
 /// The one statement of every default: the shim's command-line options take
@@ -169,10 +133,7 @@ impl Default for Options {
             fault: Fault::None,
             copy_limit: None,
             coalesce_limit: None,
-            report_path: None,
-            dot_dir: None,
             target_cpu: "sm_90".to_owned(),
-            cssa_verbosity: 0,
             max_regs: None,
             spill_latency: None,
             loop_base: crate::spill_cost::LOOP_BASE,
@@ -184,11 +145,7 @@ impl Default for Options {
             pressure_slack: DEFAULT_PRESSURE_SLACK,
             pressure_target: None,
             function_options: None,
-            loop_strength_reduction: true,
-            loop_unrolling: true,
-            pressure_scheduling: false,
-            inline_always: false,
-            promote_locals: true,
+            outputs: Outputs::default(),
         }
     }
 }
@@ -263,20 +220,20 @@ pub mod per_function {
     #[cfg(test)]
     mod tests {
         use super::*;
+        use crate::choices::{LSR, UNROLL};
 
         #[test]
         fn a_file_makes_choices_for_the_functions_it_names_on_its_gpu() {
             let path = std::env::temp_dir().join(format!("nvra-choices-{}.nvra", std::process::id()));
             std::fs::write(&path, "k lsr=off cap=40\n* lsr=on\n[sm_80]\nk unroll=off\n").unwrap();
             let options = Options { function_options: Some(path.clone()), ..Options::default() };
-            let k = options.for_function("k").unwrap();
-            assert!(!k.loop_strength_reduction && k.loop_unrolling);
-            let other = options.for_function("other").unwrap();
-            assert!(other.loop_strength_reduction);
-            let on_sm80 = Options { target_cpu: "sm_80".into(), ..options.clone() };
-            let k80 = on_sm80.for_function("k").unwrap();
-            assert!(!k80.loop_unrolling && k80.loop_strength_reduction);
-            assert!(Options::default().for_function("k").unwrap().loop_strength_reduction);
+            let k = options.choices_for("k", "sm_90").unwrap();
+            assert!(k.is(&LSR, "off") && k.get(&UNROLL).is_none());
+            let other = options.choices_for("other", "sm_90").unwrap();
+            assert!(other.is(&LSR, "on"));
+            let k80 = options.choices_for("k", "sm_80").unwrap();
+            assert!(k80.is(&UNROLL, "off") && k80.get(&LSR).is_none());
+            assert_eq!(Options::default().choices_for("k", "sm_90").unwrap(), FunctionChoices::default());
             std::fs::remove_file(&path).unwrap();
             let missing =
                 Options { function_options: Some(path.with_extension("none")), ..Options::default() };

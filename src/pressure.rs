@@ -42,8 +42,8 @@ use rustc_hash::FxHashMap;
 
 use crate::function::{Block, Function, Inst, InstFlags, InstKind, OperandFlags, VReg};
 use crate::liveness::{walk_block_backward, LiveSet, Liveness};
-use crate::options::Options;
 use crate::occupancy;
+use crate::options::Options;
 use crate::rewrite::{Insert, PassOutcome, PhaseTimes, Place, Rewrite, SpillOp, Stat, UseSubstitution};
 
 /// 32-bit registers ptxas gives a value of the class named `name`.
@@ -561,12 +561,36 @@ mod tests {
 
     #[test]
     fn cheap_opcodes_are_plain_integer_alu_instructions() {
-        for cheap in ["ADD32rr", "SUB16ir", "SHL32_ri", "XOR_b32rr", "NOT_b16", "NEG_S32", "MUL_WIDEu32_rr",
-                      "MULT32ri", "MAD_LO_S32rir", "CVT_s64_s32", "CVT_u8_u16", "CVT_INREG_s32_s8", "MOV_B64_i"] {
+        for cheap in [
+            "ADD32rr",
+            "SUB16ir",
+            "SHL32_ri",
+            "XOR_b32rr",
+            "NOT_b16",
+            "NEG_S32",
+            "MUL_WIDEu32_rr",
+            "MULT32ri",
+            "MAD_LO_S32rir",
+            "CVT_s64_s32",
+            "CVT_u8_u16",
+            "CVT_INREG_s32_s8",
+            "MOV_B64_i",
+        ] {
             assert!(is_cheap_alu_opcode(cheap), "{cheap}");
         }
-        for dear in ["ADD64rr", "ADD32rrr", "FADD32rr", "CVT_f32_s32", "CVT_s32_s64", "MOV_SPECIAL", "MOV_B32_r",
-                     "LD_i32", "MAD_LO_S64rrr", "ADD32r", ""] {
+        for dear in [
+            "ADD64rr",
+            "ADD32rrr",
+            "FADD32rr",
+            "CVT_f32_s32",
+            "CVT_s32_s64",
+            "MOV_SPECIAL",
+            "MOV_B32_r",
+            "LD_i32",
+            "MAD_LO_S64rrr",
+            "ADD32r",
+            "",
+        ] {
             assert!(!is_cheap_alu_opcode(dear), "{dear}");
         }
     }

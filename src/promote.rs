@@ -159,9 +159,8 @@ pub struct LocalSlot {
 /// does not know.
 pub fn local_alignment(slot: &LocalSlot, limits: &Limits) -> u64 {
     const WIDEST_LOCAL_ACCESS: u64 = 16;
-    let stays_in_memory = slot.address_escapes
-        || slot.varies_in_loop
-        || slot.bytes > u64::from(limits.max_dynamic_array_bytes);
+    let stays_in_memory =
+        slot.address_escapes || slot.varies_in_loop || slot.bytes > u64::from(limits.max_dynamic_array_bytes);
     if slot.bytes >= WIDEST_LOCAL_ACCESS && stays_in_memory {
         slot.align.max(WIDEST_LOCAL_ACCESS)
     } else {
@@ -212,7 +211,12 @@ mod tests {
 
     #[test]
     fn locals_that_stay_in_memory_are_aligned_for_16_byte_accesses() {
-        let slot = |bytes, address_escapes, varies_in_loop| LocalSlot { bytes, align: 4, address_escapes, varies_in_loop };
+        let slot = |bytes, address_escapes, varies_in_loop| LocalSlot {
+            bytes,
+            align: 4,
+            address_escapes,
+            varies_in_loop,
+        };
         assert_eq!(local_alignment(&slot(32, true, false), &LIMITS), 16);
         assert_eq!(local_alignment(&slot(48, false, true), &LIMITS), 16);
         assert_eq!(local_alignment(&slot(120, false, false), &LIMITS), 16);
