@@ -16,9 +16,9 @@ use crate::cache::{Cache, Event, Key, Lookup};
 use crate::command::{self, Compile};
 use crate::figures;
 use crate::objective::{Judge, Objective};
-use nvregalloc::occupancy;
 use crate::report::{GpuReport, KernelReport, Report};
 use crate::search::{self, Built, Search};
+use nvregalloc::occupancy;
 
 /// Everything the command line sets.
 pub struct Settings {

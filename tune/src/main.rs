@@ -129,7 +129,8 @@ fn main() -> ExitCode {
             eprintln!("nvregalloc-tune: no occupancy figures for {arch}");
             return ExitCode::from(2);
         };
-        let warps: Vec<u32> = (0..=gpu.max_registers_per_thread).map(|r| gpu.register_limited_warps(r)).collect();
+        let warps: Vec<u32> =
+            (0..=gpu.max_registers_per_thread).map(|r| gpu.register_limited_warps(r)).collect();
         let table = serde_json::json!({ "gpu": gpu.name, "max_warps": gpu.max_warps_per_sm, "warps_by_registers": warps });
         println!("{table}");
         return ExitCode::SUCCESS;
