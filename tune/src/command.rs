@@ -222,7 +222,113 @@ fn clang_plugin(plugin: &Path, options: Option<&Path>) -> Vec<String> {
     flags
 }
 
+/// One GPU's device code of a CUDA compile as bitcode straight from the
+/// frontend, and the `clang -cc1` command that takes it the rest of the
+/// way. Parsing CUDA (its headers above all) is most of a build's time; a
+/// tuning parses once and builds each candidate from here.
+pub struct DeviceBitcode {
+    clang: PathBuf,
+    /// The device `-cc1` command with the bitcode as its input and no
+    /// output.
+    backend: Vec<String>,
+}
+
+impl DeviceBitcode {
+    /// The command that writes the PTX to `ptx` with the plugin and
+    /// `options`, as `Compile::device_build` does from the source.
+    pub fn build(&self, plugin: &Path, options: &Path, ptx: &Path) -> Command {
+        let mut cmd = Command::new(&self.clang);
+        cmd.args(&self.backend).arg("-o").arg(ptx).args(clang_plugin(plugin, Some(options)));
+        cmd
+    }
+}
+
+/// The device `-cc1` command split into the frontend's half (source to
+/// bitcode, no middle end) and the rest (bitcode to PTX), from the driver's
+/// plan of the command's device compile for one GPU.
+fn split_cc1(cc1: &[String], bitcode: &Path) -> Result<(Vec<String>, Vec<String>), String> {
+    let language = cc1.iter().position(|w| w == "-x").ok_or("no -x in the -cc1 command")?;
+    if cc1.len() < language + 3 {
+        return Err("no input after -x in the -cc1 command".into());
+    }
+    let bitcode = bitcode.display().to_string();
+    let mut frontend = Vec::new();
+    let mut backend = Vec::new();
+    let mut i = 0;
+    while i < cc1.len() {
+        match cc1[i].as_str() {
+            "-o" => {
+                frontend.extend(["-o".to_owned(), bitcode.clone()]);
+                i += 2;
+            }
+            "-S" => {
+                frontend.push("-emit-llvm-bc".to_owned());
+                backend.push("-S".to_owned());
+                i += 1;
+            }
+            // Linked into the bitcode by the frontend already.
+            "-mlink-builtin-bitcode" => {
+                frontend.extend(cc1[i..i + 2].iter().cloned());
+                i += 2;
+            }
+            _ if i == language => {
+                frontend.extend(cc1[i..i + 3].iter().cloned());
+                backend.extend(["-x".to_owned(), "ir".to_owned(), bitcode.clone()]);
+                i += 3;
+            }
+            _ => {
+                frontend.push(cc1[i].clone());
+                backend.push(cc1[i].clone());
+                i += 1;
+            }
+        }
+    }
+    frontend.push("-disable-llvm-passes".to_owned());
+    // From IR, clang takes its floating-point contraction from the IR's
+    // flags, not from CUDA's default (`fast`) or `-ffp-contract=fast`:
+    // NVPTX would then mark every uncontracted operation `.rn`. Unless the
+    // command chose another mode, tell NVPTX to contract as it does for
+    // CUDA source.
+    let no_fast_contraction = cc1
+        .iter()
+        .any(|w| w == "-ffp-contract=on" || w == "-ffp-contract=off" || w.starts_with("-nvptx-fma-level"));
+    if !no_fast_contraction {
+        backend.extend(["-mllvm".to_owned(), "-nvptx-fma-level=2".to_owned()]);
+    }
+    Ok((frontend, backend))
+}
+
 impl Compile {
+    /// Runs the frontend of `gpu`'s device compile once, writing `bitcode`,
+    /// and returns what builds PTX from it. CUDA compiles only (llc takes
+    /// IR already).
+    pub fn device_bitcode(&self, gpu: &str, bitcode: &Path) -> Result<DeviceBitcode, String> {
+        let Compile::Cuda { clang, args, .. } = self else {
+            return Err("not a CUDA compile".into());
+        };
+        let plan = Command::new(clang)
+            .args(without_gpus(&without_outputs(args)))
+            .args(["--cuda-device-only", &format!("--cuda-gpu-arch={gpu}"), "-S", "-o", "device.ptx", "-###"])
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", clang.display()))?;
+        let plan = String::from_utf8_lossy(&plan.stderr);
+        let cc1: Vec<&str> = plan.lines().filter(|l| l.contains("\"-cc1\"")).collect();
+        let [cc1] = cc1.as_slice() else {
+            return Err(format!("{} -cc1 commands in the device compile's plan", cc1.len()));
+        };
+        let words = shlex::split(cc1).ok_or("unbalanced quotes in the -cc1 command")?;
+        let (program, cc1) = words.split_first().ok_or("an empty -cc1 command")?;
+        let (frontend, backend) = split_cc1(cc1, bitcode)?;
+        let out = Command::new(program)
+            .args(&frontend)
+            .output()
+            .map_err(|e| format!("cannot run {program}: {e}"))?;
+        if !out.status.success() {
+            return Err(format!("the frontend failed: {}", String::from_utf8_lossy(&out.stderr)));
+        }
+        Ok(DeviceBitcode { clang: program.into(), backend })
+    }
+
     pub fn source(&self) -> &Path {
         match self {
             Compile::Cuda { source, .. } | Compile::Llc { source, .. } => source,
@@ -404,5 +510,25 @@ mod tests {
         assert!(final_build
             .join(" ")
             .starts_with("-O3 -I inc --offload-arch=sm_80,sm_90 -MD -MF a.d -c a.cu -o a.o -fpass-plugin"));
+    }
+
+    #[test]
+    fn the_device_cc1_command_splits_at_the_bitcode() {
+        let cc1 = words(
+            "-cc1 -triple nvptx64-nvidia-cuda -O3 -S -fcuda-is-device -mlink-builtin-bitcode /cuda/libdevice.bc -target-cpu sm_90 -o /tmp/d.ptx -x cuda /src/k.cu",
+        );
+        let (frontend, backend) = split_cc1(&cc1, Path::new("/t/k.bc")).unwrap();
+        assert_eq!(
+            frontend.join(" "),
+            "-cc1 -triple nvptx64-nvidia-cuda -O3 -emit-llvm-bc -fcuda-is-device -mlink-builtin-bitcode /cuda/libdevice.bc -target-cpu sm_90 -o /t/k.bc -x cuda /src/k.cu -disable-llvm-passes"
+        );
+        assert_eq!(
+            backend.join(" "),
+            "-cc1 -triple nvptx64-nvidia-cuda -O3 -S -fcuda-is-device -target-cpu sm_90 -x ir /t/k.bc -mllvm -nvptx-fma-level=2"
+        );
+        // A contraction mode other than fast is left to the command.
+        let mut off = cc1.clone();
+        off.insert(1, "-ffp-contract=off".into());
+        assert!(!split_cc1(&off, Path::new("/t/k.bc")).unwrap().1.join(" ").contains("fma-level"));
     }
 }

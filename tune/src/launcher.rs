@@ -4,9 +4,11 @@
 //! tuning fails, runs unchanged: the tuner never breaks a build it cannot
 //! improve.
 
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 use nvregalloc::choices::{FunctionChoices, OptionsFile, Section};
@@ -17,7 +19,7 @@ use crate::command::{self, Compile};
 use crate::figures;
 use crate::objective::{Judge, Objective};
 use crate::report::{GpuReport, KernelReport, Report};
-use crate::search::{self, Built, Search};
+use crate::search::{self, Built, Fidelity, Search};
 use nvregalloc::occupancy;
 
 /// Everything the command line sets.
@@ -228,21 +230,58 @@ fn tune_gpu(
     let progress = indicatif::ProgressBar::new_spinner();
     progress.set_message(format!("{} for {gpu}", compile.source().display()));
     let counter = AtomicUsize::new(0);
-    let build = |label: &str, options_text: &str| -> Result<Built, String> {
-        let n = counter.fetch_add(1, Ordering::Relaxed);
-        let options = scratch.join(format!("{gpu}-{n}.nvra"));
-        let ptx = scratch.join(format!("{gpu}-{n}.ptx"));
-        std::fs::write(&options, options_text).map_err(|e| e.to_string())?;
-        let out = compile
-            .device_build(&tools.plugin, gpu, &options, &ptx)
-            .output()
-            .map_err(|e| format!("cannot run the {label} build: {e}"))?;
+    // The candidates come from the frontend's bitcode where that makes
+    // stock's PTX (checked on the first build, stock's); else each from the
+    // source, as the builds the search's promise rests on always do.
+    let bitcode = compile.device_bitcode(gpu, &scratch.join(format!("{gpu}.bc")));
+    if let Err(why) = &bitcode {
+        tracing::debug!("{gpu}: every build from the source: {why}");
+    }
+    let from_bitcode = OnceLock::new();
+    let names = AtomicUsize::new(0);
+    let measured: Mutex<HashMap<String, BTreeMap<String, figures::Figures>>> = Mutex::default();
+    let run = |label: &str, mut cmd: Command, ptx: &Path| -> Result<String, String> {
+        counter.fetch_add(1, Ordering::Relaxed);
+        let out = cmd.output().map_err(|e| format!("cannot run the {label} build: {e}"))?;
         if !out.status.success() {
             return Err(format!("the {label} build failed:\n{}", String::from_utf8_lossy(&out.stderr)));
         }
-        let figures = figures::measure(&tools.ptxas, &tools.cuobjdump, &ptx, table, settings.loop_weight)?;
-        let ptx = std::fs::read_to_string(&ptx).map_err(|e| e.to_string())?;
-        Ok(Built { ptx, figures })
+        std::fs::read_to_string(ptx).map_err(|e| e.to_string())
+    };
+    let build = |label: &str, options_text: &str, fidelity: Fidelity| -> Result<Built, String> {
+        let n = names.fetch_add(1, Ordering::Relaxed);
+        let options = scratch.join(format!("{gpu}-{n}.nvra"));
+        let ptx = options.with_extension("ptx");
+        std::fs::write(&options, options_text).map_err(|e| e.to_string())?;
+        let text = match (&bitcode, fidelity, from_bitcode.get()) {
+            (Ok(bitcode), Fidelity::Equivalent, Some(true)) => {
+                run(label, bitcode.build(&tools.plugin, &options, &ptx), &ptx)?
+            }
+            _ => run(label, compile.device_build(&tools.plugin, gpu, &options, &ptx), &ptx)?,
+        };
+        if from_bitcode.get().is_none() {
+            let same = bitcode.as_ref().is_ok_and(|bitcode| {
+                let again = ptx.with_extension("bitcode.ptx");
+                run(label, bitcode.build(&tools.plugin, &options, &again), &again)
+                    .is_ok_and(|again| same_code(&text, &again))
+            });
+            let _ = from_bitcode.set(same);
+        }
+        // Candidates often make the same PTX (a choice that changes
+        // nothing here): ptxas and the disassembler (half a second) run
+        // once per distinct code.
+        let code = code_lines(&text).join("\n");
+        let known = measured.lock().expect("no build panics").get(&code).cloned();
+        let figures = match known {
+            Some(figures) => figures,
+            None => {
+                let figures =
+                    figures::measure(&tools.ptxas, &tools.cuobjdump, &ptx, table, settings.loop_weight)?;
+                measured.lock().expect("no build panics").insert(code, figures.clone());
+                figures
+            }
+        };
+        Ok(Built { ptx: text, figures })
     };
     let done = |label: &str| {
         progress.set_message(format!("{} for {gpu}: {label}", compile.source().display()));
@@ -280,6 +319,7 @@ fn tune_gpu(
         tuning_builds: outcome.builds,
         tuning_seconds: started.elapsed().as_secs_f64(),
         from_cache: false,
+        candidates_from_bitcode: from_bitcode.get() == Some(&true),
         kernels,
     };
     if let Some(cache) = &settings.cache {
@@ -290,6 +330,21 @@ fn tune_gpu(
         }
     }
     Ok((outcome.section.to_text(), report))
+}
+
+/// Whether two PTX texts are the same code: alike but for comments (from
+/// bitcode, clang keeps the value names its passes give, which LLVM prints
+/// as comments beside blocks).
+fn same_code(a: &str, b: &str) -> bool {
+    code_lines(a) == code_lines(b)
+}
+
+/// PTX without comments and blank lines.
+fn code_lines(ptx: &str) -> Vec<&str> {
+    ptx.lines()
+        .map(|l| l.split("//").next().unwrap_or("").trim_end())
+        .filter(|l| !l.trim().is_empty())
+        .collect()
 }
 
 /// A cache entry's section (checked by parsing it) and report.

@@ -26,6 +26,10 @@ pub struct GpuReport {
     /// Seconds the tuning took when it ran.
     pub tuning_seconds: f64,
     pub from_cache: bool,
+    /// Whether the candidates were built from the frontend's bitcode (it
+    /// made stock's PTX) rather than each from the source.
+    #[serde(default)]
+    pub candidates_from_bitcode: bool,
     pub kernels: Vec<KernelReport>,
 }
 
@@ -85,10 +89,16 @@ impl Report {
             .count();
         let builds: usize = self.gpus.iter().map(|g| g.tuning_builds).sum();
         let seconds: f64 = self.gpus.iter().map(|g| g.tuning_seconds).sum();
+        let how = if self.gpus.iter().all(|g| g.from_cache) {
+            " (from the cache)"
+        } else if self.gpus.iter().all(|g| g.candidates_from_bitcode) {
+            " (candidates from bitcode)"
+        } else {
+            ""
+        };
         text += &format!(
-            "{}: {gained} functions gain occupancy over stock; {builds} tuning builds, {seconds:.1} s{}\n",
-            self.source,
-            if self.gpus.iter().all(|g| g.from_cache) { " (from the cache)" } else { "" }
+            "{}: {gained} functions gain occupancy over stock; {builds} tuning builds, {seconds:.1} s{how}\n",
+            self.source
         );
         text
     }

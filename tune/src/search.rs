@@ -92,6 +92,18 @@ impl Choice {
     }
 }
 
+/// Where a build's PTX must come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fidelity {
+    /// The compile command itself: the builds the search's promise rests
+    /// on (stock's figures, and the combined build no kernel may come out
+    /// of worse than stock).
+    Command,
+    /// Anything shown to make the command's PTX (the candidates and the cap
+    /// rounds, which only rank choices).
+    Equivalent,
+}
+
 /// What one build gives: the PTX and ptxas's figures per function.
 pub struct Built {
     pub ptx: String,
@@ -125,7 +137,7 @@ pub struct Search<'a> {
     pub candidates: Vec<Candidate>,
     pub jobs: usize,
     /// Builds with an options file's text; `label` names the build.
-    pub build: &'a (dyn Fn(&str, &str) -> Result<Built, String> + Sync),
+    pub build: &'a (dyn Fn(&str, &str, Fidelity) -> Result<Built, String> + Sync),
     /// Called once per build done.
     pub progress: &'a (dyn Fn(&str) + Sync),
 }
@@ -168,10 +180,11 @@ impl Search<'_> {
         label: &str,
         others: Choice,
         chosen: &BTreeMap<String, Choice>,
+        fidelity: Fidelity,
     ) -> Result<Built, String> {
         let mut section = self.section(others, chosen, &BTreeMap::new());
         section.gpu = None; // a tuning build compiles for this GPU alone
-        let built = (self.build)(label, &choices::OptionsFile::write("", &[section]))?;
+        let built = (self.build)(label, &choices::OptionsFile::write("", &[section]), fidelity)?;
         (self.progress)(label);
         Ok(built)
     }
@@ -180,7 +193,8 @@ impl Search<'_> {
         let judge = &self.judge;
         // Stock first: device code without functions (a host-only source
         // compiled as CUDA) has nothing to tune.
-        let stock_build = self.run_build(self.candidates[0].name, STOCK, &BTreeMap::new())?;
+        let stock_build =
+            self.run_build(self.candidates[0].name, STOCK, &BTreeMap::new(), Fidelity::Command)?;
         if stock_build.figures.is_empty() {
             return Ok(Outcome {
                 section: self.section(STOCK, &BTreeMap::new(), &BTreeMap::new()),
@@ -193,7 +207,12 @@ impl Search<'_> {
         // Every other candidate on every function: independent builds,
         // `jobs` at a time.
         let others: Vec<Result<Built, String>> = parallel_map(self.candidates.len() - 1, self.jobs, |c| {
-            self.run_build(self.candidates[c + 1].name, Choice::of(c + 1), &BTreeMap::new())
+            self.run_build(
+                self.candidates[c + 1].name,
+                Choice::of(c + 1),
+                &BTreeMap::new(),
+                Fidelity::Equivalent,
+            )
         });
         let mut ptx = Vec::new();
         let mut figures: HashMap<Choice, BTreeMap<String, Figures>> = HashMap::new();
@@ -258,8 +277,12 @@ impl Search<'_> {
             let mut combined = chosen.clone();
             combined.extend(trying.clone());
             let owners = callee_owners(&combined, &reach, |k| gain(&figures, &combined, k));
-            let built =
-                self.run_build(&format!("caps, round {round}"), STOCK, &with_callees(&combined, &owners))?;
+            let built = self.run_build(
+                &format!("caps, round {round}"),
+                STOCK,
+                &with_callees(&combined, &owners),
+                Fidelity::Equivalent,
+            )?;
             builds += 1;
             for (name, choice) in trying {
                 let f = built.figures.get(&name).unwrap_or(&stock[&name]).clone();
@@ -279,7 +302,7 @@ impl Search<'_> {
         loop {
             let owners = callee_owners(&chosen, &reach, |k| gain(&figures, &chosen, k));
             let all = with_callees(&chosen, &owners);
-            let built = self.run_build("combined", STOCK, &all)?;
+            let built = self.run_build("combined", STOCK, &all, Fidelity::Command)?;
             builds += 1;
             let worse: Vec<&String> = own
                 .iter()
