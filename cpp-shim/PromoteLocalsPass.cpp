@@ -39,6 +39,7 @@
 #include "Passes.h"
 #include "RustBridge.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SCCIterator.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
@@ -163,17 +164,31 @@ public:
       return PreservedAnalyses::all();
     // A function in a call-graph cycle can reach itself: inlining it for
     // its caller would not end.
+    // Callees before their callers (the call graph's post-order), so that
+    // a callee's size is known as it will be once the calls it inlines for
+    // its own locals are in it: call sites marked always-inline stay so in
+    // every copy the inliner makes of them, so inlining a callee brings
+    // what it inlines too.
     CallGraph Graph(M);
     SmallPtrSet<const Function *, 8> Recursive;
+    SmallVector<Function *, 32> CalleesFirst;
     for (auto SCC = scc_begin(&Graph); !SCC.isAtEnd(); ++SCC)
-      if (SCC.hasCycle())
-        for (const CallGraphNode *Node : *SCC)
-          if (const Function *F = Node->getFunction())
+      for (const CallGraphNode *Node : *SCC)
+        if (Function *F = Node->getFunction()) {
+          CalleesFirst.push_back(F);
+          if (SCC.hasCycle())
             Recursive.insert(F);
+        }
+    DenseMap<const Function *, unsigned> Grown;
+    auto SizeOf = [&](const Function &F) {
+      auto It = Grown.find(&F);
+      return It == Grown.end() ? F.getInstructionCount() : It->second;
+    };
 
     NvraPromoteLimits Limits = limits();
     bool Changed = false;
-    for (Function &Caller : M) {
+    for (Function *CallerPtr : CalleesFirst) {
+      Function &Caller = *CallerPtr;
       if (Caller.isDeclaration() || !promotesLocals(Caller))
         continue;
       SmallVector<CallBase *, 8> Sites;
@@ -198,7 +213,7 @@ public:
         Sites.push_back(Call);
         SiteBytes.push_back(Largest);
         NvraLocalCall Fact{};
-        Fact.callee_insts = Callee->getInstructionCount();
+        Fact.callee_insts = SizeOf(*Callee);
         Fact.recursive = Recursive.contains(Callee) || Callee == &Caller;
         Facts.push_back(Fact);
       }
@@ -211,6 +226,7 @@ public:
       for (size_t I = 0; I != Sites.size(); ++I)
         if (Verdicts[I] == NVRA_CALL_INLINE)
           Added += Facts[I].callee_insts;
+      Grown[&Caller] = Before + Added;
       for (size_t I = 0; I != Sites.size(); ++I) {
         CallBase &Call = *Sites[I];
         StringRef Callee = Call.getCalledFunction()->getName();
