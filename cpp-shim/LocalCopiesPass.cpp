@@ -27,6 +27,13 @@
 //   goes only to loads, stores, GEPs and memory intrinsics (which forget
 //   what they write over). It runs after the function's scalar
 //   optimizations; InstCombine then deletes an alloca left with stores only.
+// - nvregalloc-promote-locals-expand: a memset or memcpy of a local, of a
+//   constant length over the 64 bytes NVPTX lowers inline. NVPTX makes a
+//   longer one a loop of byte accesses, which ptxas unrolls (a zeroed
+//   136-byte array: 136 STL.U8, where nvcc makes 17 STL.64). It becomes
+//   loads and stores as wide as the pointers' alignment, in the width
+//   promote::expanded_copy_width chooses. It runs last in the middle end,
+//   after the alignment of locals, so that nothing merges them back.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +53,7 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Operator.h"
+#include "llvm/Transforms/Utils/Local.h"
 
 using namespace llvm;
 
@@ -301,6 +309,110 @@ PreservedAnalyses LocalForwardingPass::run(Function &F,
         << " loads from a local take the value stored before them");
   }
   if (Forwarded == 0)
+    return PreservedAnalyses::all();
+  PreservedAnalyses Kept;
+  Kept.preserveSet<CFGAnalyses>();
+  return Kept;
+}
+
+namespace {
+/// Whether \p Ptr points into a local (an alloca) of \p F.
+bool pointsToLocal(const Value *Ptr, const Function &F) {
+  uint64_t Bytes = 0;
+  return localArray(Ptr, F, Bytes) != nullptr;
+}
+
+/// The type of a \p Bytes-byte access: an integer, or four 32-bit ones for
+/// 16 bytes (`st.local.v4.b32`).
+Type *accessType(LLVMContext &Context, uint64_t Bytes) {
+  if (Bytes == 16)
+    return FixedVectorType::get(Type::getInt32Ty(Context), 4);
+  return Type::getIntNTy(Context, Bytes * 8);
+}
+
+/// A constant of \p Ty with every byte \p Byte.
+Constant *filledWith(Type *Ty, const APInt &Byte) {
+  auto *Vector = dyn_cast<FixedVectorType>(Ty);
+  Type *Element = Vector ? Vector->getElementType() : Ty;
+  Constant *Word = ConstantInt::get(
+      Element, APInt::getSplat(Element->getIntegerBitWidth(), Byte));
+  return Vector ? ConstantVector::getSplat(Vector->getElementCount(), Word)
+                : Word;
+}
+} // namespace
+
+PreservedAnalyses ExpandLocalCopiesPass::run(Function &F,
+                                             FunctionAnalysisManager &) {
+  if (!promotesLocals(F))
+    return PreservedAnalyses::all();
+  const DataLayout &DL = F.getDataLayout();
+  SmallVector<MemIntrinsic *, 8> Candidates;
+  for (Instruction &I : instructions(F))
+    if (auto *Copy = dyn_cast<MemIntrinsic>(&I);
+        Copy && isa<MemSetInst, MemCpyInst>(Copy) && !Copy->isVolatile() &&
+        isa<ConstantInt>(Copy->getLength()))
+      Candidates.push_back(Copy);
+  NvraPromoteLimits Limits = promoteLimits();
+  bool Changed = false;
+  for (MemIntrinsic *Copy : Candidates) {
+    auto *Set = dyn_cast<MemSetInst>(Copy);
+    auto *Transfer = dyn_cast<MemCpyInst>(Copy);
+    // A memset of a value known only at run time is rare: left to NVPTX.
+    auto *Byte = Set ? dyn_cast<ConstantInt>(Set->getValue()) : nullptr;
+    if ((Set && !Byte) ||
+        !(pointsToLocal(Copy->getRawDest(), F) ||
+          (Transfer && pointsToLocal(Transfer->getRawSource(), F))))
+      continue;
+    Align DestAlign = std::max(Copy->getDestAlign().valueOrOne(),
+                               getKnownAlignment(Copy->getRawDest(), DL));
+    Align SourceAlign =
+        Transfer ? std::max(Transfer->getSourceAlign().valueOrOne(),
+                            getKnownAlignment(Transfer->getRawSource(), DL))
+                 : DestAlign;
+    NvraLocalCopy Facts{};
+    Facts.bytes = cast<ConstantInt>(Copy->getLength())->getZExtValue();
+    Facts.align = std::min(DestAlign, SourceAlign).value();
+    uint64_t Width =
+        nvra_expanded_copy_width(NVRA_ABI_VERSION, &Limits, &Facts);
+    if (Width == 0 || !isPowerOf2_64(Width))
+      continue;
+    IRBuilder<> Builder(Copy);
+    auto At = [&](Value *Base, uint64_t Offset) {
+      return Offset ? Builder.CreateConstInBoundsGEP1_64(Builder.getInt8Ty(),
+                                                         Base, Offset)
+                    : Base;
+    };
+    unsigned Pieces = 0;
+    for (uint64_t Offset = 0; Offset < Facts.bytes; ++Pieces) {
+      // Pieces of non-increasing powers of two: each offset is a multiple
+      // of the piece at it, so each piece keeps its width's alignment.
+      uint64_t Piece = Width;
+      while (Piece > Facts.bytes - Offset)
+        Piece /= 2;
+      Type *Ty = accessType(F.getContext(), Piece);
+      Value *Stored;
+      if (Set) {
+        Stored = filledWith(Ty, Byte->getValue());
+      } else {
+        Stored = Builder.CreateAlignedLoad(
+            Ty, At(Transfer->getRawSource(), Offset),
+            commonAlignment(SourceAlign, Offset));
+      }
+      Builder.CreateAlignedStore(Stored, At(Copy->getRawDest(), Offset),
+                                 commonAlignment(DestAlign, Offset));
+      Offset += Piece;
+    }
+    F.getContext().diagnose(
+        OptimizationRemark(ExpandLocalCopiesPassArg, "ExpandLocalCopy", Copy)
+        << "function " << F.getName() << ": " << (Set ? "memset" : "memcpy")
+        << " of " << ore::NV("Bytes", Facts.bytes) << " bytes of a local: "
+        << ore::NV("Pieces", Pieces)
+        << (Set ? " stores" : " loads and as many stores") << " of up to "
+        << ore::NV("Width", Width) << " bytes, not a loop over each byte");
+    Copy->eraseFromParent();
+    Changed = true;
+  }
+  if (!Changed)
     return PreservedAnalyses::all();
   PreservedAnalyses Kept;
   Kept.preserveSet<CFGAnalyses>();

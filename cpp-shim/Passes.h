@@ -62,6 +62,11 @@ void registerPromoteLocals(llvm::PassBuilder &Builder);
 // Whether nvregalloc-promote-locals and its rewrites act on F: NVPTX, the
 // pass on, and no promote=off for F.
 bool promotesLocals(const llvm::Function &F);
+// The -nvregalloc-promote-* limits, for the core's verdicts.
+NvraPromoteLimits promoteLimits();
+// The alloca of F that Ptr points into, if any, and its size in Bytes.
+const llvm::AllocaInst *localArray(const llvm::Value *Ptr,
+                                   const llvm::Function &F, uint64_t &Bytes);
 
 inline constexpr const char TypedCopiesPassArg[] =
     "nvregalloc-promote-locals-copies";
@@ -69,6 +74,8 @@ inline constexpr const char DeadByvalStoresPassArg[] =
     "nvregalloc-promote-locals-byval";
 inline constexpr const char LocalForwardingPassArg[] =
     "nvregalloc-promote-locals-forward";
+inline constexpr const char ExpandLocalCopiesPassArg[] =
+    "nvregalloc-promote-locals-expand";
 // A local copied only whole, by memcpy: the copies become a typed load and
 // store, which SROA can promote (LocalCopiesPass.cpp).
 class TypedCopiesPass : public llvm::PassInfoMixin<TypedCopiesPass> {
@@ -82,9 +89,18 @@ class DeadByvalStoresPass : public llvm::PassInfoMixin<DeadByvalStoresPass> {
 public:
   llvm::PreservedAnalyses run(llvm::Function &F,
                               llvm::FunctionAnalysisManager &);
-};// Loads from a local that read what a store earlier in the block put there
+};
+// Loads from a local that read what a store earlier in the block put there
 // take the stored value, however far apart (LocalCopiesPass.cpp).
 class LocalForwardingPass : public llvm::PassInfoMixin<LocalForwardingPass> {
+public:
+  llvm::PreservedAnalyses run(llvm::Function &F,
+                              llvm::FunctionAnalysisManager &);
+};
+// A memset or memcpy of a local longer than NVPTX lowers inline: loads and
+// stores as wide as its alignment, not NVPTX's byte loop (LocalCopiesPass.cpp).
+class ExpandLocalCopiesPass
+    : public llvm::PassInfoMixin<ExpandLocalCopiesPass> {
 public:
   llvm::PreservedAnalyses run(llvm::Function &F,
                               llvm::FunctionAnalysisManager &);

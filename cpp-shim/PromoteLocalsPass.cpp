@@ -109,27 +109,30 @@ static cl::opt<unsigned> InlineBudget(
     cl::init(NVRA_PROMOTE_DEFAULT_INLINE_BUDGET));
 static ShowDefault InlineBudgetDefault(InlineBudget);
 
+static cl::opt<unsigned> MaxExpandedBytes(
+    "nvregalloc-promote-max-expanded-bytes",
+    cl::desc("A memset or memcpy of a local longer than NVPTX lowers inline "
+             "(64 bytes), and of at most this many bytes, becomes loads and "
+             "stores as wide as its alignment instead of a byte loop"),
+    cl::init(NVRA_PROMOTE_DEFAULT_MAX_EXPANDED_BYTES));
+static ShowDefault MaxExpandedBytesDefault(MaxExpandedBytes);
+
 bool promotesLocals(const Function &F) {
   return PromoteLocals && F.getParent()->getTargetTriple().isNVPTX() &&
          !PromoteOff.isMadeFor(F);
 }
 
-namespace {
-constexpr const char CallsPassArg[] = "nvregalloc-promote-locals-calls";
-constexpr const char LoopsPassArg[] = "nvregalloc-promote-locals-loops";
-constexpr const char AlignPassArg[] = "nvregalloc-promote-locals-align";
-
-NvraPromoteLimits limits() {
+NvraPromoteLimits promoteLimits() {
   NvraPromoteLimits L{};
   L.max_trip_count = MaxTripCount;
   L.max_unrolled_insts = MaxUnrolledInsts;
   L.max_array_bytes = MaxArrayBytes;
   L.inline_budget = InlineBudget;
   L.max_dynamic_array_bytes = MaxDynamicArrayBytes;
+  L.max_expanded_bytes = MaxExpandedBytes;
   return L;
 }
 
-/// The alloca of \p F that \p Ptr points into, if any, and its size.
 const AllocaInst *localArray(const Value *Ptr, const Function &F,
                              uint64_t &Bytes) {
   const auto *Alloca = dyn_cast<AllocaInst>(getUnderlyingObject(Ptr));
@@ -142,6 +145,12 @@ const AllocaInst *localArray(const Value *Ptr, const Function &F,
   Bytes = Size->getFixedValue();
   return Alloca;
 }
+
+namespace {
+constexpr const char CallsPassArg[] = "nvregalloc-promote-locals-calls";
+constexpr const char LoopsPassArg[] = "nvregalloc-promote-locals-loops";
+constexpr const char AlignPassArg[] = "nvregalloc-promote-locals-align";
+
 
 /// The memory operands of \p I: a load's or store's address, a memory
 /// intrinsic's destination and source.
@@ -185,7 +194,7 @@ public:
       return It == Grown.end() ? F.getInstructionCount() : It->second;
     };
 
-    NvraPromoteLimits Limits = limits();
+    NvraPromoteLimits Limits = promoteLimits();
     bool Changed = false;
     for (Function *CallerPtr : CalleesFirst) {
       Function &Caller = *CallerPtr;
@@ -287,7 +296,7 @@ uint32_t judgeLoop(const Loop &L, ScalarEvolution &SE, uint64_t ArrayBytes,
   uint64_t Size = iterationSize(L, SE);
   Facts.body_insts = Size > UINT32_MAX ? UINT32_MAX : Size;
   Facts.array_bytes = ArrayBytes;
-  NvraPromoteLimits Limits = limits();
+  NvraPromoteLimits Limits = promoteLimits();
   return nvra_judge_local_loop(NVRA_ABI_VERSION, &Limits, &Facts);
 }
 
@@ -567,7 +576,7 @@ public:
       return PreservedAnalyses::all();
     SmallPtrSet<const AllocaInst *, 8> Walked =
         walkedInLoops(F, FAM.getResult<ScalarEvolutionAnalysis>(F));
-    NvraPromoteLimits Limits = limits();
+    NvraPromoteLimits Limits = promoteLimits();
     for (Instruction &I : instructions(F)) {
       auto *Alloca = dyn_cast<AllocaInst>(&I);
       uint64_t Bytes = 0;
@@ -604,6 +613,8 @@ void registerPromoteLocals(PassBuilder &Builder) {
       Builder, AlignPassArg);
   registerPassName<FunctionPassManager, LocalForwardingPass>(
       Builder, LocalForwardingPassArg);
+  registerPassName<FunctionPassManager, ExpandLocalCopiesPass>(
+      Builder, ExpandLocalCopiesPassArg);
 
   registerPassName<ModulePassManager, PromoteLocalsCallsPass>(Builder,
                                                               CallsPassArg);
@@ -632,6 +643,7 @@ void registerPromoteLocals(PassBuilder &Builder) {
         Last.addPass(DeadByvalStoresPass());
         Last.addPass(PromoteLocalsAlignPass());
         Last.addPass(InferAlignmentPass());
+        Last.addPass(ExpandLocalCopiesPass());
         MPM.addPass(createModuleToFunctionPassAdaptor(std::move(Last)));
       });
 }

@@ -255,6 +255,7 @@ fn limits_from_abi(raw: &NvraPromoteLimits) -> promote::Limits {
         max_array_bytes: raw.max_array_bytes,
         inline_budget: raw.inline_budget,
         max_dynamic_array_bytes: raw.max_dynamic_array_bytes,
+        max_expanded_bytes: raw.max_expanded_bytes,
     }
 }
 
@@ -357,6 +358,28 @@ pub unsafe extern "C" fn nvra_local_alignment(
     };
     panic::catch_unwind(AssertUnwindSafe(|| promote::local_alignment(&facts, &limits_from_abi(&*limits))))
         .unwrap_or(raw.align)
+}
+
+/// `promote::expanded_copy_width` for the shim: 0 (leave the copy to NVPTX,
+/// LLVM's behaviour) for `None`, on a mismatched ABI or a panic.
+///
+/// # Safety
+/// `limits` and `copy` must point to the structs laid out as in nvregalloc.h.
+#[no_mangle]
+pub unsafe extern "C" fn nvra_expanded_copy_width(
+    abi_version: u32,
+    limits: *const NvraPromoteLimits,
+    copy: *const NvraLocalCopy,
+) -> u64 {
+    init_logging();
+    if abi_version != NVRA_ABI_VERSION {
+        return 0;
+    }
+    let facts = promote::LocalCopy { bytes: (*copy).bytes, align: (*copy).align };
+    panic::catch_unwind(AssertUnwindSafe(|| promote::expanded_copy_width(&facts, &limits_from_abi(&*limits))))
+        .ok()
+        .flatten()
+        .unwrap_or(0)
 }
 
 unsafe fn run(fn_: *const NvraFunction, options: *const NvraOptions, pass: u32) -> Box<OwnedResult> {

@@ -37,6 +37,9 @@ pub struct Limits {
     /// it is unrolled, selecting among them at a data-dependent index (seen
     /// at 64 bytes; at 128 it kept the frame).
     pub max_dynamic_array_bytes: u32,
+    /// A memset or memcpy of a local longer than NVPTX lowers inline is
+    /// expanded into wide accesses up to this many bytes.
+    pub max_expanded_bytes: u32,
 }
 
 /// A loop that addresses a local array at an offset varying in the loop.
@@ -138,6 +141,10 @@ pub struct LocalSlot {
     pub varies_in_loop: bool,
 }
 
+/// The widest load or store of local memory: 16 bytes (`ld.local.v4.b32`,
+/// `ld.local.v2.f64`).
+const WIDEST_LOCAL_ACCESS: u64 = 16;
+
 /// The alignment for a local: 16 bytes, as nvcc aligns its local arrays,
 /// where the backend's load-store vectorizer can then make one 16-byte
 /// access (`ld.local.v2.f64`, `st.local.v4.b32`) of neighbouring ones and
@@ -158,7 +165,6 @@ pub struct LocalSlot {
 /// ptxas's choice depends on its register pressure, which the middle end
 /// does not know.
 pub fn local_alignment(slot: &LocalSlot, limits: &Limits) -> u64 {
-    const WIDEST_LOCAL_ACCESS: u64 = 16;
     let stays_in_memory =
         slot.address_escapes || slot.varies_in_loop || slot.bytes > u64::from(limits.max_dynamic_array_bytes);
     if slot.bytes >= WIDEST_LOCAL_ACCESS && stays_in_memory {
@@ -166,6 +172,44 @@ pub fn local_alignment(slot: &LocalSlot, limits: &Limits) -> u64 {
     } else {
         slot.align
     }
+}
+
+/// The longest memset or memcpy NVPTX lowers inline, as loads and stores
+/// as wide as its alignment allows. LLVM 22's NVPTXLowerAggrCopies turns a
+/// longer one into a loop of single-byte accesses (its source says 128
+/// bytes; llc 22.1.8 loops from 65 on: `tests/lit/promote-locals-expand.ll`
+/// shows both sides of the line).
+pub const NVPTX_INLINE_COPY_BYTES: u64 = 64;
+
+/// A memset or memcpy of a local (either end of a memcpy), of a constant
+/// length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LocalCopy {
+    pub bytes: u64,
+    /// The alignment its pointers are known to have (a memcpy's: the smaller
+    /// of its two), in bytes.
+    pub align: u64,
+}
+
+/// The width in bytes of the loads and stores to expand a local's memset or
+/// memcpy into, or `None` to leave it to NVPTX. Clang zeroes a local array
+/// (`double t[17] = {0}`, or a loop the middle end makes a memset of) with
+/// one memset; over 64 bytes NVPTX makes it a loop of byte stores, which
+/// ptxas unrolls into as many `STL.U8` (HeCBench's romberg: 136 for one
+/// 136-byte array, where nvcc makes 17 `STL.64`; kalman: five 512-byte
+/// loops). Expanded, it takes one access per 16 bytes where the local is
+/// aligned so (`local_alignment` sees to it for locals that stay in
+/// memory), and ptxas may keep in registers what the stores reach at
+/// constant offsets. Not under 4-byte alignment, where the accesses would be
+/// as narrow as the loop's, only more of them; not over
+/// `Limits::max_expanded_bytes`, which bounds the code.
+pub fn expanded_copy_width(copy: &LocalCopy, limits: &Limits) -> Option<u64> {
+    let width = copy.align.min(WIDEST_LOCAL_ACCESS);
+    let expands = copy.bytes > NVPTX_INLINE_COPY_BYTES
+        && copy.bytes <= u64::from(limits.max_expanded_bytes)
+        && width >= 4
+        && width.is_power_of_two();
+    expands.then_some(width)
 }
 
 #[cfg(test)]
@@ -178,6 +222,7 @@ mod tests {
         max_array_bytes: 1024,
         inline_budget: 100,
         max_dynamic_array_bytes: 64,
+        max_expanded_bytes: 1024,
     };
 
     fn lp(trips: Option<u32>, body: u32, bytes: u64) -> LocalLoop {
@@ -226,6 +271,21 @@ mod tests {
         assert_eq!(local_alignment(&slot(64, false, false), &LIMITS), 4);
         // Nothing to join.
         assert_eq!(local_alignment(&slot(12, true, true), &LIMITS), 4);
+    }
+
+    #[test]
+    fn copies_over_the_inline_limit_expand_as_wide_as_aligned() {
+        let copy = |bytes, align| expanded_copy_width(&LocalCopy { bytes, align }, &LIMITS);
+        assert_eq!(copy(136, 16), Some(16));
+        assert_eq!(copy(512, 8), Some(8));
+        assert_eq!(copy(180, 4), Some(4));
+        assert_eq!(copy(256, 32), Some(16));
+        // NVPTX lowers these inline already.
+        assert_eq!(copy(64, 16), None);
+        // Byte or halfword accesses: no fewer than the loop makes.
+        assert_eq!(copy(136, 2), None);
+        assert_eq!(copy(1024, 16), Some(16));
+        assert_eq!(copy(1025, 16), None);
     }
 
     #[test]

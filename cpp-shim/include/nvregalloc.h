@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bump on any change to a struct below or to the meaning of a field. */
-#define NVRA_ABI_VERSION 24u
+#define NVRA_ABI_VERSION 25u
 
 /* Sentinel for "no register" / "no tie" in 32-bit index fields. */
 #define NVRA_NONE 0xffffffffu
@@ -340,6 +340,7 @@ const char *nvra_function_options_syntax(void);
 #define NVRA_PROMOTE_DEFAULT_INLINE_BUDGET 8000u
 #define NVRA_PROMOTE_DEFAULT_MAX_DYNAMIC_ARRAY_BYTES 64u
 #define NVRA_PROMOTE_DEFAULT_MAX_COPIED_BYTES 64u
+#define NVRA_PROMOTE_DEFAULT_MAX_EXPANDED_BYTES 1024u
 
 typedef struct NvraPromoteLimits {
   uint32_t max_trip_count;     /* full unroll: at most this many iterations */
@@ -349,6 +350,8 @@ typedef struct NvraPromoteLimits {
   uint32_t max_dynamic_array_bytes; /* full unroll: an array also indexed by
                                        data, which ptxas can still keep in
                                        registers when it is this small */
+  uint32_t max_expanded_bytes; /* memset/memcpy of a local: expanded into
+                                  wide accesses up to this many bytes */
 } NvraPromoteLimits;
 
 /* A loop that addresses a local array at an offset that varies in it. */
@@ -412,6 +415,19 @@ typedef struct NvraLocalSlot {
 uint64_t nvra_local_alignment(uint32_t abi_version,
                               const NvraPromoteLimits *limits,
                               const NvraLocalSlot *slot);
+
+/* A memset or memcpy of a local, of a constant length, with the alignment
+ * of its pointers (a memcpy's: the smaller of its two). */
+typedef struct NvraLocalCopy {
+  uint64_t bytes;
+  uint64_t align;
+} NvraLocalCopy;
+
+/* The width, in bytes, of the loads and stores to expand the copy into; 0:
+ * leave it to NVPTX (also on a panic or a mismatched ABI). */
+uint64_t nvra_expanded_copy_width(uint32_t abi_version,
+                                  const NvraPromoteLimits *limits,
+                                  const NvraLocalCopy *copy);
 
 /* The shim hands its PassBuilder callback (a function taking a
  * llvm::PassBuilder *) to the plugin's entry point, which the Rust side

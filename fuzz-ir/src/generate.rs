@@ -356,7 +356,7 @@ impl Generator<'_> {
 
     unsafe fn stmt(&mut self, depth: u32, conv: Convergence) {
         let nested = depth < 3;
-        match self.choices.below(15) {
+        match self.choices.below(16) {
             1 if nested => self.if_else(depth),
             2 if nested => self.counted_loop(depth, conv),
             3 if nested => self.switch(depth),
@@ -372,6 +372,7 @@ impl Generator<'_> {
             }
             13 if nested => self.array_loops(depth, conv),
             14 => self.call_with_local_array(depth),
+            15 => self.local_fill(depth),
             _ => {
                 let k = self.any_var();
                 self.assign(k, 2);
@@ -595,6 +596,36 @@ impl Generator<'_> {
             let sum = g.bin(LLVMOpcode::LLVMAdd, g.load(g.int(32), slot), element);
             g.store(sum, slot);
         });
+    }
+
+    /// A fresh local `[N x i32]`, N from 17 to 32 (over the 64 bytes NVPTX
+    /// sets or copies inline), set by a memset of a constant byte, written at
+    /// a data-dependent index, copied whole by a memcpy into another and read
+    /// back from it at one: the memsets and memcpys that
+    /// nvregalloc-promote-locals-expand makes wide accesses of, at 4- or
+    /// 16-byte alignment.
+    unsafe fn local_fill(&mut self, depth: u32) {
+        let n = 17 + self.choices.below(16);
+        let ty = LLVMArrayType2(self.int(32), u64::from(n));
+        let (from, to) = (self.entry_alloca(ty), self.entry_alloca(ty));
+        let align = if self.choices.chance(2) { 16 } else { 4 };
+        LLVMSetAlignment(from, align);
+        LLVMSetAlignment(to, align);
+        let bytes = LLVMConstInt(self.int(64), u64::from(n) * 4, 0);
+        let byte = LLVMConstInt(self.int(8), u64::from(self.choices.below(256)), 0);
+        LLVMBuildMemSet(self.b, from, byte, bytes, align);
+        let index = |g: &mut Self| {
+            let i = g.expr(Ty::I32, 1);
+            LLVMBuildURem(g.b, i, g.i32c(i64::from(n)), NO_NAME)
+        };
+        let at = index(self);
+        let v = self.expr(Ty::I32, depth.min(2));
+        self.store(v, self.element(from, at));
+        LLVMBuildMemCpy(self.b, to, align, from, align, bytes);
+        let Some(k) = self.var_of(Ty::I32) else { return };
+        let at = index(self);
+        let v = self.load(self.int(32), self.element(to, at));
+        self.store(v, self.vars[k].slot);
     }
 
     /// `fill_local(ptr %a, i32 %x)`: a loop writing `a[0..4]`. Not
