@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # README command 2: install what is missing, build, and run every test.
 #   scripts/test.sh          the default tier: every suite, at sizes that finish
-#                            in about 9 minutes on 2 cores after setup (CI runs it)
-#   scripts/test.sh --full   the same suites at full size (about 22 minutes)
+#                            in about 10 minutes on 2 cores after setup (CI runs it)
+#   scripts/test.sh --full   the same suites at full size (about 31 minutes)
 # Sizes (default / --full): differential csmith programs 100 / 340, fuzz-ir
 # programs 500 / 3,000, llvm-nvptx every 8th input / all of them.
 #   0. format        cargo fmt --check: the Rust as rustfmt.toml lays it out
