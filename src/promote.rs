@@ -38,7 +38,9 @@ pub struct Limits {
     /// at 64 bytes; at 128 it kept the frame).
     pub max_dynamic_array_bytes: u32,
     /// A memset or memcpy of a local longer than NVPTX lowers inline is
-    /// expanded into wide accesses up to this many bytes.
+    /// expanded into wide accesses up to this many bytes (ptxas issues an
+    /// expanded memcpy's loads ahead of its stores, so a long one costs
+    /// registers).
     pub max_expanded_bytes: u32,
 }
 

@@ -340,7 +340,7 @@ const char *nvra_function_options_syntax(void);
 #define NVRA_PROMOTE_DEFAULT_INLINE_BUDGET 8000u
 #define NVRA_PROMOTE_DEFAULT_MAX_DYNAMIC_ARRAY_BYTES 64u
 #define NVRA_PROMOTE_DEFAULT_MAX_COPIED_BYTES 64u
-#define NVRA_PROMOTE_DEFAULT_MAX_EXPANDED_BYTES 1024u
+#define NVRA_PROMOTE_DEFAULT_MAX_EXPANDED_BYTES 512u
 
 typedef struct NvraPromoteLimits {
   uint32_t max_trip_count;     /* full unroll: at most this many iterations */

@@ -141,3 +141,16 @@ define ptx_kernel void @left(ptr align 16 %out, i32 %i, i8 %byte) {
   store float %w, ptr %out, align 4
   ret void
 }
+
+; Over -nvregalloc-promote-max-expanded-bytes (512): ptxas would issue a
+; long copy's loads ahead of its stores, at a cost in registers.
+; CHECK-LABEL: define ptx_kernel void @too_long(
+; CHECK:       call void @llvm.memcpy.p0.p0.i64(ptr align 16 %a, ptr align 16 %in, i64 1024, i1 false)
+define ptx_kernel void @too_long(ptr align 16 %in, ptr %out, i32 %i) {
+  %a = alloca [256 x float], align 16
+  call void @llvm.memcpy.p0.p0.i64(ptr align 16 %a, ptr align 16 %in, i64 1024, i1 false)
+  %p = getelementptr inbounds [256 x float], ptr %a, i64 0, i32 %i
+  %v = load float, ptr %p, align 4
+  store float %v, ptr %out, align 4
+  ret void
+}
