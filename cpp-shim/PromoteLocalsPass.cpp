@@ -151,7 +151,6 @@ constexpr const char CallsPassArg[] = "nvregalloc-promote-locals-calls";
 constexpr const char LoopsPassArg[] = "nvregalloc-promote-locals-loops";
 constexpr const char AlignPassArg[] = "nvregalloc-promote-locals-align";
 
-
 /// The memory operands of \p I: a load's or store's address, a memory
 /// intrinsic's destination and source.
 SmallVector<const Value *, 2> addresses(const Instruction &I) {
