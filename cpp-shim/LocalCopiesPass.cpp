@@ -53,9 +53,12 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Operator.h"
+#include "llvm/IR/PatternMatch.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/Local.h"
 
 using namespace llvm;
+using namespace llvm::PatternMatch;
 
 namespace nvregalloc {
 
@@ -372,35 +375,62 @@ PreservedAnalyses ExpandLocalCopiesPass::run(Function &F,
     NvraLocalCopy Facts{};
     Facts.bytes = cast<ConstantInt>(Copy->getLength())->getZExtValue();
     Facts.align = std::min(DestAlign, SourceAlign).value();
-    uint64_t Width =
-        nvra_expanded_copy_width(NVRA_ABI_VERSION, &Limits, &Facts);
+    NvraCopyLowering Lowering =
+        nvra_lower_local_copy(NVRA_ABI_VERSION, &Limits, &Facts);
+    uint64_t Width = Lowering.width;
     if (Width == 0 || !isPowerOf2_64(Width))
       continue;
-    IRBuilder<> Builder(Copy);
-    auto At = [&](Value *Base, uint64_t Offset) {
-      return Offset ? Builder.CreateConstInBoundsGEP1_64(Builder.getInt8Ty(),
-                                                         Base, Offset)
-                    : Base;
+    Type *Wide = accessType(F.getContext(), Width);
+    // One piece of Ty at Offset (a constant, or the loop's byte offset),
+    // known to be a multiple of Known.
+    auto Piece = [&](IRBuilder<> &Builder, Type *Ty, Value *Offset,
+                     uint64_t Known) {
+      auto At = [&](Value *Base) {
+        return match(Offset, m_Zero()) ? Base
+                                       : Builder.CreateInBoundsGEP(
+                                             Builder.getInt8Ty(), Base, Offset);
+      };
+      Value *Stored;
+      if (Set)
+        Stored = filledWith(Ty, Byte->getValue());
+      else
+        Stored = Builder.CreateAlignedLoad(Ty, At(Transfer->getRawSource()),
+                                           commonAlignment(SourceAlign, Known));
+      Builder.CreateAlignedStore(Stored, At(Copy->getRawDest()),
+                                 commonAlignment(DestAlign, Known));
     };
+    uint64_t Offset = 0;
     unsigned Pieces = 0;
-    for (uint64_t Offset = 0; Offset < Facts.bytes; ++Pieces) {
+    if (Lowering.loop) {
+      // Whole Width pieces in a loop that ptxas leaves rolled (NVPTX prints
+      // llvm.loop.unroll.disable as .pragma "nounroll"); the rest after it.
+      uint64_t Trips = Facts.bytes / Width;
+      auto [Body, Index] = SplitBlockAndInsertSimpleForLoop(
+          ConstantInt::get(Type::getInt64Ty(F.getContext()), Trips),
+          Copy->getIterator());
+      IRBuilder<> Builder(Body);
+      Piece(Builder, Wide, Builder.CreateMul(Index, Builder.getInt64(Width)),
+            Width);
+      LLVMContext &Context = F.getContext();
+      MDNode *Disable = MDNode::get(
+          Context, MDString::get(Context, "llvm.loop.unroll.disable"));
+      MDNode *LoopID = MDNode::getDistinct(Context, {nullptr, Disable});
+      LoopID->replaceOperandWith(0, LoopID);
+      Body->getParent()->getTerminator()->setMetadata(LLVMContext::MD_loop,
+                                                      LoopID);
+      Offset = Trips * Width;
+      Pieces = Trips;
+    }
+    IRBuilder<> Builder(Copy);
+    for (; Offset < Facts.bytes; ++Pieces) {
       // Pieces of non-increasing powers of two: each offset is a multiple
       // of the piece at it, so each piece keeps its width's alignment.
-      uint64_t Piece = Width;
-      while (Piece > Facts.bytes - Offset)
-        Piece /= 2;
-      Type *Ty = accessType(F.getContext(), Piece);
-      Value *Stored;
-      if (Set) {
-        Stored = filledWith(Ty, Byte->getValue());
-      } else {
-        Stored = Builder.CreateAlignedLoad(
-            Ty, At(Transfer->getRawSource(), Offset),
-            commonAlignment(SourceAlign, Offset));
-      }
-      Builder.CreateAlignedStore(Stored, At(Copy->getRawDest(), Offset),
-                                 commonAlignment(DestAlign, Offset));
-      Offset += Piece;
+      uint64_t Size = Width;
+      while (Size > Facts.bytes - Offset)
+        Size /= 2;
+      Piece(Builder, accessType(F.getContext(), Size),
+            Builder.getInt64(Offset), Offset);
+      Offset += Size;
     }
     F.getContext().diagnose(
         OptimizationRemark(ExpandLocalCopiesPassArg, "ExpandLocalCopy", Copy)
@@ -408,15 +438,16 @@ PreservedAnalyses ExpandLocalCopiesPass::run(Function &F,
         << " of " << ore::NV("Bytes", Facts.bytes) << " bytes of a local: "
         << ore::NV("Pieces", Pieces)
         << (Set ? " stores" : " loads and as many stores") << " of up to "
-        << ore::NV("Width", Width) << " bytes, not a loop over each byte");
+        << ore::NV("Width", Width) << " bytes"
+        << (Lowering.loop ? ", in a loop left rolled" : "")
+        << ", not a loop over each byte");
     Copy->eraseFromParent();
     Changed = true;
   }
   if (!Changed)
     return PreservedAnalyses::all();
-  PreservedAnalyses Kept;
-  Kept.preserveSet<CFGAnalyses>();
-  return Kept;
+  // A loop adds blocks.
+  return PreservedAnalyses::none();
 }
 
 } // namespace nvregalloc

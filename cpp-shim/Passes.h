@@ -4,6 +4,7 @@
 
 #include "nvregalloc.h"
 
+#include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CommandLine.h"
 
@@ -67,6 +68,10 @@ NvraPromoteLimits promoteLimits();
 // The alloca of F that Ptr points into, if any, and its size in Bytes.
 const llvm::AllocaInst *localArray(const llvm::Value *Ptr,
                                    const llvm::Function &F, uint64_t &Bytes);
+// Whether Ptr, a pointer into Alloca, is at an offset that varies in a loop
+// (an add recurrence, as ScalarEvolution sees it): a loop walks the local.
+bool variesInLoop(const llvm::Value *Ptr, const llvm::AllocaInst &Alloca,
+                  llvm::ScalarEvolution &SE);
 
 inline constexpr const char TypedCopiesPassArg[] =
     "nvregalloc-promote-locals-copies";
@@ -101,6 +106,17 @@ public:
 // stores as wide as its alignment, not NVPTX's byte loop (LocalCopiesPass.cpp).
 class ExpandLocalCopiesPass
     : public llvm::PassInfoMixin<ExpandLocalCopiesPass> {
+public:
+  llvm::PreservedAnalyses run(llvm::Function &F,
+                              llvm::FunctionAnalysisManager &);
+};
+
+inline constexpr const char LocalSelectsPassArg[] =
+    "nvregalloc-promote-locals-select";
+// A small local indexed by data: each such access becomes a select among
+// the elements it may reach, and SROA makes the local scalars
+// (LocalSelectsPass.cpp).
+class LocalSelectsPass : public llvm::PassInfoMixin<LocalSelectsPass> {
 public:
   llvm::PreservedAnalyses run(llvm::Function &F,
                               llvm::FunctionAnalysisManager &);

@@ -98,9 +98,18 @@ static ShowDefault MaxArrayBytesDefault(MaxArrayBytes);
 static cl::opt<unsigned> MaxDynamicArrayBytes(
     "nvregalloc-promote-max-dynamic-array-bytes",
     cl::desc("... or, for an array also indexed by data, of at most this "
-             "many bytes (ptxas can keep such a small one in registers)"),
+             "many bytes, which nvregalloc-promote-locals-select then makes "
+             "scalars"),
     cl::init(NVRA_PROMOTE_DEFAULT_MAX_DYNAMIC_ARRAY_BYTES));
 static ShowDefault MaxDynamicArrayBytesDefault(MaxDynamicArrayBytes);
+
+static cl::opt<unsigned> MaxSelects(
+    "nvregalloc-promote-max-selects",
+    cl::desc("A local indexed by data becomes scalars when its "
+             "data-dependent accesses reach at most this many elements in "
+             "all (one select each)"),
+    cl::init(NVRA_PROMOTE_DEFAULT_MAX_SELECTS));
+static ShowDefault MaxSelectsDefault(MaxSelects);
 
 static cl::opt<unsigned> InlineBudget(
     "nvregalloc-promote-inline-budget",
@@ -129,6 +138,7 @@ NvraPromoteLimits promoteLimits() {
   L.max_array_bytes = MaxArrayBytes;
   L.inline_budget = InlineBudget;
   L.max_dynamic_array_bytes = MaxDynamicArrayBytes;
+  L.max_selects = MaxSelects;
   L.max_expanded_bytes = MaxExpandedBytes;
   return L;
 }
@@ -144,6 +154,17 @@ const AllocaInst *localArray(const Value *Ptr, const Function &F,
     return nullptr;
   Bytes = Size->getFixedValue();
   return Alloca;
+}
+
+bool variesInLoop(const Value *Ptr, const AllocaInst &Alloca,
+                  ScalarEvolution &SE) {
+  const SCEV *Offset =
+      SE.getMinusSCEV(SE.getSCEV(const_cast<Value *>(Ptr)),
+                      SE.getSCEV(const_cast<AllocaInst *>(&Alloca)));
+  // No expression (a phi or select of pointers): no recurrence either.
+  return !isa<SCEVCouldNotCompute>(Offset) &&
+         SCEVExprContains(
+             Offset, [](const SCEV *S) { return isa<SCEVAddRecExpr>(S); });
 }
 
 namespace {
@@ -558,11 +579,7 @@ SmallPtrSet<const AllocaInst *, 8> walkedInLoops(Function &F,
       const auto *Alloca = dyn_cast<AllocaInst>(getUnderlyingObject(Ptr));
       if (!Alloca || Walked.contains(Alloca))
         continue;
-      const SCEV *Offset =
-          SE.getMinusSCEV(SE.getSCEV(const_cast<Value *>(Ptr)),
-                          SE.getSCEV(const_cast<AllocaInst *>(Alloca)));
-      if (SCEVExprContains(Offset,
-                           [](const SCEV *S) { return isa<SCEVAddRecExpr>(S); }))
+      if (variesInLoop(Ptr, *Alloca, SE))
         Walked.insert(Alloca);
     }
   return Walked;
@@ -614,6 +631,8 @@ void registerPromoteLocals(PassBuilder &Builder) {
       Builder, LocalForwardingPassArg);
   registerPassName<FunctionPassManager, ExpandLocalCopiesPass>(
       Builder, ExpandLocalCopiesPassArg);
+  registerPassName<FunctionPassManager, LocalSelectsPass>(
+      Builder, LocalSelectsPassArg);
 
   registerPassName<ModulePassManager, PromoteLocalsCallsPass>(Builder,
                                                               CallsPassArg);
@@ -640,6 +659,7 @@ void registerPromoteLocals(PassBuilder &Builder) {
           return;
         FunctionPassManager Last;
         Last.addPass(DeadByvalStoresPass());
+        Last.addPass(LocalSelectsPass());
         Last.addPass(PromoteLocalsAlignPass());
         Last.addPass(InferAlignmentPass());
         Last.addPass(ExpandLocalCopiesPass());

@@ -255,6 +255,7 @@ fn limits_from_abi(raw: &NvraPromoteLimits) -> promote::Limits {
         max_array_bytes: raw.max_array_bytes,
         inline_budget: raw.inline_budget,
         max_dynamic_array_bytes: raw.max_dynamic_array_bytes,
+        max_selects: raw.max_selects,
         max_expanded_bytes: raw.max_expanded_bytes,
     }
 }
@@ -360,26 +361,53 @@ pub unsafe extern "C" fn nvra_local_alignment(
         .unwrap_or(raw.align)
 }
 
-/// `promote::expanded_copy_width` for the shim: 0 (leave the copy to NVPTX,
-/// LLVM's behaviour) for `None`, on a mismatched ABI or a panic.
+/// `promote::selects_local` for the shim: 1 to make the local scalars, 0
+/// (leave it in memory, LLVM's behaviour) also on a mismatched ABI or a
+/// panic.
 ///
 /// # Safety
-/// `limits` and `copy` must point to the structs laid out as in nvregalloc.h.
+/// `limits` and `local` must point to the structs laid out as in nvregalloc.h.
 #[no_mangle]
-pub unsafe extern "C" fn nvra_expanded_copy_width(
+pub unsafe extern "C" fn nvra_selects_local(
     abi_version: u32,
     limits: *const NvraPromoteLimits,
-    copy: *const NvraLocalCopy,
-) -> u64 {
+    local: *const NvraDynamicLocal,
+) -> u32 {
     init_logging();
     if abi_version != NVRA_ABI_VERSION {
         return 0;
     }
+    let raw = &*local;
+    let facts = promote::DynamicLocal { bytes: raw.bytes, selected: raw.selected, in_loop: raw.in_loop != 0 };
+    panic::catch_unwind(AssertUnwindSafe(|| promote::selects_local(&facts, &limits_from_abi(&*limits))))
+        .map_or(0, u32::from)
+}
+
+/// `promote::lower_local_copy` for the shim: width 0 (leave the copy to
+/// NVPTX, LLVM's behaviour) also on a mismatched ABI or a panic.
+///
+/// # Safety
+/// `limits` and `copy` must point to the structs laid out as in nvregalloc.h.
+#[no_mangle]
+pub unsafe extern "C" fn nvra_lower_local_copy(
+    abi_version: u32,
+    limits: *const NvraPromoteLimits,
+    copy: *const NvraLocalCopy,
+) -> NvraCopyLowering {
+    init_logging();
+    let nvptx = NvraCopyLowering { width: 0, loop_: 0, reserved: 0 };
+    if abi_version != NVRA_ABI_VERSION {
+        return nvptx;
+    }
     let facts = promote::LocalCopy { bytes: (*copy).bytes, align: (*copy).align };
-    panic::catch_unwind(AssertUnwindSafe(|| promote::expanded_copy_width(&facts, &limits_from_abi(&*limits))))
-        .ok()
-        .flatten()
-        .unwrap_or(0)
+    let lowering = panic::catch_unwind(AssertUnwindSafe(|| {
+        promote::lower_local_copy(&facts, &limits_from_abi(&*limits))
+    }));
+    match lowering {
+        Ok(promote::CopyLowering::Expanded { width }) => NvraCopyLowering { width, ..nvptx },
+        Ok(promote::CopyLowering::Loop { width }) => NvraCopyLowering { width, loop_: 1, ..nvptx },
+        Ok(promote::CopyLowering::Nvptx) | Err(_) => nvptx,
+    }
 }
 
 unsafe fn run(fn_: *const NvraFunction, options: *const NvraOptions, pass: u32) -> Box<OwnedResult> {

@@ -31,12 +31,13 @@ pub struct Limits {
     pub max_array_bytes: u64,
     /// IR instructions that may be inlined into one caller for its locals.
     pub inline_budget: u32,
-    /// Full unrolling: an array that is also indexed by data (so SROA
-    /// cannot make it scalars) is worth unrolling for only when it is this
-    /// small: ptxas keeps such an array in registers once every loop over
-    /// it is unrolled, selecting among them at a data-dependent index (seen
-    /// at 64 bytes; at 128 it kept the frame).
+    /// An array also indexed by data (which SROA cannot make scalars) is
+    /// made scalars by selecting among its elements (`selects_local`), and
+    /// its loops are unrolled for that, only when it is this small.
     pub max_dynamic_array_bytes: u32,
+    /// `selects_local`: at most this many elements read or written in all
+    /// (one select each) for one array's accesses at data-dependent offsets.
+    pub max_selects: u32,
     /// A memset or memcpy of a local longer than NVPTX lowers inline is
     /// expanded into wide accesses up to this many bytes (ptxas issues an
     /// expanded memcpy's loads ahead of its stores, so a long one costs
@@ -176,6 +177,41 @@ pub fn local_alignment(slot: &LocalSlot, limits: &Limits) -> u64 {
     }
 }
 
+/// A local whose every access has a constant offset once its loops are
+/// unrolled, except some at offsets that depend on data, and which no loop
+/// walks: what is left after unrolling of a small array indexed by a
+/// computed value (a bucket picked by comparisons, a table looked up).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DynamicLocal {
+    pub bytes: u64,
+    /// The elements all the data-dependent accesses may reach, summed over
+    /// the accesses: what the offsets' known bits and ranges leave.
+    pub selected: u64,
+    /// Some data-dependent access is in a loop.
+    pub in_loop: bool,
+}
+
+/// Whether to make a local indexed by data scalars: each data-dependent
+/// load becomes a select among the elements it may read, each store a
+/// select into each element it may write, and SROA then splits the local.
+/// ptxas does the same only while the array is small and has few such
+/// accesses (a 16-int array with one data-dependent read and write in a
+/// loop stays in local memory; runtime unrolling that loop by four keeps
+/// an 8-int one there too), and nvcc's PTX, the same as clang's in these
+/// places, fares better at it only by chance. This is nvcc's trade made
+/// deliberately: registers for local loads and stores. Only where an
+/// access repeats, in a loop: a few local accesses a thread makes once cost
+/// less than registers held across the kernel (libdevice's sine and cosine
+/// reduce a huge argument through a 28-byte table read at a computed index,
+/// on a path seldom taken; as registers it took HeCBench's geodesic from 32
+/// to 38, a step, for 42 LDL/STL that nvcc makes too). Bounded by the
+/// array's size (its elements become live registers) and by the selects.
+pub fn selects_local(local: &DynamicLocal, limits: &Limits) -> bool {
+    local.in_loop
+        && local.bytes <= u64::from(limits.max_dynamic_array_bytes)
+        && local.selected <= u64::from(limits.max_selects)
+}
+
 /// The longest memset or memcpy NVPTX lowers inline, as loads and stores
 /// as wide as its alignment allows. LLVM 22's NVPTXLowerAggrCopies turns a
 /// longer one into a loop of single-byte accesses (its source says 128
@@ -193,8 +229,19 @@ pub struct LocalCopy {
     pub align: u64,
 }
 
-/// The width in bytes of the loads and stores to expand a local's memset or
-/// memcpy into, or `None` to leave it to NVPTX. Clang zeroes a local array
+/// How a memset or memcpy of a local is lowered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CopyLowering {
+    /// As NVPTX does: inline up to 64 bytes, a loop of byte accesses beyond.
+    Nvptx,
+    /// Straight-line loads and stores of `width` bytes.
+    Expanded { width: u64 },
+    /// A loop of one `width`-byte access per iteration, which ptxas is told
+    /// to leave rolled.
+    Loop { width: u64 },
+}
+
+/// How to lower a local's memset or memcpy. Clang zeroes a local array
 /// (`double t[17] = {0}`, or a loop the middle end makes a memset of) with
 /// one memset; over 64 bytes NVPTX makes it a loop of byte stores, which
 /// ptxas unrolls into as many `STL.U8` (HeCBench's romberg: 136 for one
@@ -202,16 +249,21 @@ pub struct LocalCopy {
 /// loops). Expanded, it takes one access per 16 bytes where the local is
 /// aligned so (`local_alignment` sees to it for locals that stay in
 /// memory), and ptxas may keep in registers what the stores reach at
-/// constant offsets. Not under 4-byte alignment, where the accesses would be
-/// as narrow as the loop's, only more of them; not over
-/// `Limits::max_expanded_bytes`, which bounds the code.
-pub fn expanded_copy_width(copy: &LocalCopy, limits: &Limits) -> Option<u64> {
+/// constant offsets. Up to `Limits::max_expanded_bytes`, which bounds the
+/// code; a longer one becomes a loop of accesses as wide, left rolled: a
+/// 32 KB table that NVPTX zeroes byte by byte, and ptxas unrolls into 168
+/// `STL.U8` a pass, then takes 2,048 16-byte stores in all, not 32,768.
+/// Not under 4-byte alignment, where the accesses would be as narrow as
+/// NVPTX's, only more of them.
+pub fn lower_local_copy(copy: &LocalCopy, limits: &Limits) -> CopyLowering {
     let width = copy.align.min(WIDEST_LOCAL_ACCESS);
-    let expands = copy.bytes > NVPTX_INLINE_COPY_BYTES
-        && copy.bytes <= u64::from(limits.max_expanded_bytes)
-        && width >= 4
-        && width.is_power_of_two();
-    expands.then_some(width)
+    if copy.bytes <= NVPTX_INLINE_COPY_BYTES || width < 4 || !width.is_power_of_two() {
+        CopyLowering::Nvptx
+    } else if copy.bytes <= u64::from(limits.max_expanded_bytes) {
+        CopyLowering::Expanded { width }
+    } else {
+        CopyLowering::Loop { width }
+    }
 }
 
 #[cfg(test)]
@@ -224,6 +276,7 @@ mod tests {
         max_array_bytes: 1024,
         inline_budget: 100,
         max_dynamic_array_bytes: 64,
+        max_selects: 100,
         max_expanded_bytes: 1024,
     };
 
@@ -276,18 +329,31 @@ mod tests {
     }
 
     #[test]
+    fn locals_indexed_by_data_become_selects_when_small_and_few() {
+        let local =
+            |bytes, selected| selects_local(&DynamicLocal { bytes, selected, in_loop: true }, &LIMITS);
+        assert!(local(64, 100));
+        assert!(!local(65, 1));
+        assert!(!local(64, 101));
+        assert!(!selects_local(&DynamicLocal { bytes: 28, selected: 21, in_loop: false }, &LIMITS));
+    }
+
+    #[test]
     fn copies_over_the_inline_limit_expand_as_wide_as_aligned() {
-        let copy = |bytes, align| expanded_copy_width(&LocalCopy { bytes, align }, &LIMITS);
-        assert_eq!(copy(136, 16), Some(16));
-        assert_eq!(copy(512, 8), Some(8));
-        assert_eq!(copy(180, 4), Some(4));
-        assert_eq!(copy(256, 32), Some(16));
+        use CopyLowering::*;
+        let copy = |bytes, align| lower_local_copy(&LocalCopy { bytes, align }, &LIMITS);
+        assert_eq!(copy(136, 16), Expanded { width: 16 });
+        assert_eq!(copy(512, 8), Expanded { width: 8 });
+        assert_eq!(copy(180, 4), Expanded { width: 4 });
+        assert_eq!(copy(256, 32), Expanded { width: 16 });
         // NVPTX lowers these inline already.
-        assert_eq!(copy(64, 16), None);
+        assert_eq!(copy(64, 16), Nvptx);
         // Byte or halfword accesses: no fewer than the loop makes.
-        assert_eq!(copy(136, 2), None);
-        assert_eq!(copy(1024, 16), Some(16));
-        assert_eq!(copy(1025, 16), None);
+        assert_eq!(copy(136, 2), Nvptx);
+        assert_eq!(copy(1024, 16), Expanded { width: 16 });
+        // Longer: a loop, as NVPTX's but wide.
+        assert_eq!(copy(1025, 16), Loop { width: 16 });
+        assert_eq!(copy(32768, 2), Nvptx);
     }
 
     #[test]

@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bump on any change to a struct below or to the meaning of a field. */
-#define NVRA_ABI_VERSION 25u
+#define NVRA_ABI_VERSION 26u
 
 /* Sentinel for "no register" / "no tie" in 32-bit index fields. */
 #define NVRA_NONE 0xffffffffu
@@ -339,6 +339,7 @@ const char *nvra_function_options_syntax(void);
 #define NVRA_PROMOTE_DEFAULT_MAX_ARRAY_BYTES 1024u
 #define NVRA_PROMOTE_DEFAULT_INLINE_BUDGET 8000u
 #define NVRA_PROMOTE_DEFAULT_MAX_DYNAMIC_ARRAY_BYTES 64u
+#define NVRA_PROMOTE_DEFAULT_MAX_SELECTS 256u
 #define NVRA_PROMOTE_DEFAULT_MAX_COPIED_BYTES 64u
 #define NVRA_PROMOTE_DEFAULT_MAX_EXPANDED_BYTES 512u
 
@@ -347,11 +348,14 @@ typedef struct NvraPromoteLimits {
   uint32_t max_unrolled_insts; /* full unroll: IR instructions once unrolled */
   uint64_t max_array_bytes;    /* full unroll: the largest local array */
   uint32_t inline_budget;      /* IR instructions inlined per caller */
-  uint32_t max_dynamic_array_bytes; /* full unroll: an array also indexed by
-                                       data, which ptxas can still keep in
-                                       registers when it is this small */
+  uint32_t max_dynamic_array_bytes; /* an array also indexed by data: made
+                                       scalars by selects, and its loops
+                                       unrolled, when it is this small */
+  uint32_t max_selects;        /* ... and its data-dependent accesses reach
+                                  at most this many elements in all */
   uint32_t max_expanded_bytes; /* memset/memcpy of a local: expanded into
-                                  wide accesses up to this many bytes */
+                                  wide accesses up to this many bytes, a
+                                  loop of them beyond */
 } NvraPromoteLimits;
 
 /* A loop that addresses a local array at an offset that varies in it. */
@@ -416,6 +420,22 @@ uint64_t nvra_local_alignment(uint32_t abi_version,
                               const NvraPromoteLimits *limits,
                               const NvraLocalSlot *slot);
 
+/* A local accessed at data-dependent offsets, every other access at a
+ * constant one, walked by no loop. */
+typedef struct NvraDynamicLocal {
+  uint64_t bytes;
+  uint64_t selected; /* elements its data-dependent accesses may reach, summed
+                        over the accesses */
+  uint32_t in_loop;  /* bool: some data-dependent access is in a loop */
+  uint32_t reserved;
+} NvraDynamicLocal;
+
+/* 1: make the local scalars (each data-dependent access a select among the
+ * elements it may reach); 0: leave it (also on a panic or a mismatched ABI). */
+uint32_t nvra_selects_local(uint32_t abi_version,
+                            const NvraPromoteLimits *limits,
+                            const NvraDynamicLocal *local);
+
 /* A memset or memcpy of a local, of a constant length, with the alignment
  * of its pointers (a memcpy's: the smaller of its two). */
 typedef struct NvraLocalCopy {
@@ -423,11 +443,18 @@ typedef struct NvraLocalCopy {
   uint64_t align;
 } NvraLocalCopy;
 
-/* The width, in bytes, of the loads and stores to expand the copy into; 0:
- * leave it to NVPTX (also on a panic or a mismatched ABI). */
-uint64_t nvra_expanded_copy_width(uint32_t abi_version,
-                                  const NvraPromoteLimits *limits,
-                                  const NvraLocalCopy *copy);
+/* How to lower the copy. */
+typedef struct NvraCopyLowering {
+  uint64_t width; /* bytes per load and store; 0: leave it to NVPTX (also on
+                     a panic or a mismatched ABI) */
+  uint32_t loop;  /* bool: one access per iteration of a loop that ptxas
+                     leaves rolled; else straight-line accesses */
+  uint32_t reserved;
+} NvraCopyLowering;
+
+NvraCopyLowering nvra_lower_local_copy(uint32_t abi_version,
+                                       const NvraPromoteLimits *limits,
+                                       const NvraLocalCopy *copy);
 
 /* The shim hands its PassBuilder callback (a function taking a
  * llvm::PassBuilder *) to the plugin's entry point, which the Rust side

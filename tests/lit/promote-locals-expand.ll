@@ -1,9 +1,10 @@
 ; nvregalloc-promote-locals-expand (part of nvregalloc-promote-locals, last
 ; in the middle end): a memset or memcpy of a local, of a constant length
 ; over the 64 bytes NVPTX lowers inline, becomes loads and stores as wide as
-; the pointers' alignment. NVPTX makes a longer one a loop of byte accesses
-; (HeCBench's romberg zeroes a 136-byte array so: ptxas unrolls it into 136
-; STL.U8, where nvcc makes 17 STL.64).
+; the pointers' alignment; over -nvregalloc-promote-max-expanded-bytes (512),
+; a loop of them that ptxas leaves rolled. NVPTX makes either a loop of byte
+; accesses (HeCBench's romberg zeroes a 136-byte array so: ptxas unrolls it
+; into 136 STL.U8, where nvcc makes 17 STL.64).
 ; RUN: %opt_plugin -passes=nvregalloc-promote-locals-expand %s -S -o - | FileCheck %s
 ; RUN: %opt_plugin -passes=nvregalloc-promote-locals-expand -nvregalloc-promote-locals=false %s -S -o - \
 ; RUN:   | FileCheck %s --check-prefix=OFF
@@ -32,7 +33,12 @@ declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
 ; OFF-LABEL:   define ptx_kernel void @zeroed(
 ; OFF:         call void @llvm.memset.p0.i64(ptr align 16 %a, i8 0, i64 136, i1 false)
 ; LIMIT-LABEL: define ptx_kernel void @zeroed(
-; LIMIT:       call void @llvm.memset
+; LIMIT-NOT:   llvm.memset
+; LIMIT:       store <4 x i32> zeroinitializer, ptr %{{.*}}, align 16
+; LIMIT:       br i1 %{{.*}}, !llvm.loop [[ROLLED:![0-9]+]]
+; LIMIT:       store i64 0, ptr %{{.*}}, align 16
+; LIMIT:       [[ROLLED]] = distinct !{[[ROLLED]], [[DISABLE:![0-9]+]]}
+; LIMIT:       [[DISABLE]] = !{!"llvm.loop.unroll.disable"}
 ; PTX-LABEL:   .entry zeroed(
 ; PTX-NOT:     st.local.b8
 ; PTX-COUNT-8: st.local.v4.b32 {{.*}}, {0, 0, 0, 0};
@@ -142,10 +148,23 @@ define ptx_kernel void @left(ptr align 16 %out, i32 %i, i8 %byte) {
   ret void
 }
 
-; Over -nvregalloc-promote-max-expanded-bytes (512): ptxas would issue a
-; long copy's loads ahead of its stores, at a cost in registers.
+; Over -nvregalloc-promote-max-expanded-bytes (512): straight-line, ptxas
+; would issue a long copy's loads ahead of its stores, at a cost in registers
+; (a 1,024-byte struct copied into a local: 31 -> 38). A loop of 16-byte
+; accesses instead, left rolled: NVPTX's loop, but one pass per 16 bytes.
 ; CHECK-LABEL: define ptx_kernel void @too_long(
-; CHECK:       call void @llvm.memcpy.p0.p0.i64(ptr align 16 %a, ptr align 16 %in, i64 1024, i1 false)
+; CHECK-NOT:   llvm.memcpy
+; CHECK:       [[V:%.*]] = load <4 x i32>, ptr %{{.*}}, align 16
+; CHECK-NEXT:  [[AT:%.*]] = getelementptr inbounds i8, ptr %a,
+; CHECK-NEXT:  store <4 x i32> [[V]], ptr [[AT]], align 16
+; CHECK:       icmp eq i64 %{{.*}}, 64
+; PTX-LABEL:   .entry too_long(
+; PTX:         .pragma "nounroll";
+; PTX:         ld.global.v4.b32
+; PTX:         st.local.v4.b32
+; PTX-NOT:     st.local.b8
+; PTX:         ret;
+; REMARK:      remark: {{.*}}function too_long: memcpy of 1024 bytes of a local: 64 loads and as many stores of up to 16 bytes, in a loop left rolled, not a loop over each byte
 define ptx_kernel void @too_long(ptr align 16 %in, ptr %out, i32 %i) {
   %a = alloca [256 x float], align 16
   call void @llvm.memcpy.p0.p0.i64(ptr align 16 %a, ptr align 16 %in, i64 1024, i1 false)

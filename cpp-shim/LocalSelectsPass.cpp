@@ -1,0 +1,349 @@
+//===- LocalSelectsPass.cpp - nvregalloc-promote-locals-select ---------===//
+//
+// Part of nvregalloc-promote-locals (PromoteLocalsPass.cpp), for NVPTX only,
+// off with it. A small local array that some load or store indexes by a
+// value computed from data (a bucket chosen by comparisons, an entry looked
+// up) stays in local memory: SROA splits a local only where every offset is
+// a constant, and ptxas keeps such an array in registers only while it is
+// small and has few such accesses. Here each data-dependent access becomes
+// accesses at each offset it may have (an element of the access's type,
+// within the local, agreeing with what the offset's known bits and range
+// allow) and selects among them: a load picks the element whose offset
+// equals its own, a store writes each element it may reach with its value
+// or the element's own. SROA, run on the function right after, then makes
+// the local scalars. The core decides (promote::selects_local: small, not
+// too many selects, some access in a loop); each local gets a remark. It runs last in the middle end, after the unrollers, where
+// what is still a local would be local memory.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Passes.h"
+#include "RustBridge.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/OptimizationRemarkEmitter.h"
+#include "llvm/Analysis/Utils/Local.h"
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/DataLayout.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/PatternMatch.h"
+#include "llvm/Support/KnownBits.h"
+#include "llvm/Transforms/Scalar/SROA.h"
+
+using namespace llvm;
+using namespace llvm::PatternMatch;
+
+namespace nvregalloc {
+namespace {
+
+/// How a local is used, when every use is one this pass can rewrite or SROA
+/// can split once it has (else the rewrite would only add accesses): loads
+/// and stores of one element type, memory intrinsics and lifetime markers
+/// at constant offsets, through GEPs, phis and selects.
+struct LocalUses {
+  Type *Element = nullptr;
+  /// The loads and stores at an offset that is not a constant.
+  SmallVector<Instruction *, 8> Dynamic;
+  /// The GEPs, phis and selects of the local's address.
+  SmallVector<Instruction *, 8> Pointers;
+};
+
+/// Whether \p Ty is an element a select can choose: a scalar that fills
+/// its bytes.
+bool selectable(Type *Ty, const DataLayout &DL) {
+  return (Ty->isIntegerTy() || Ty->isFloatingPointTy() || Ty->isPointerTy()) &&
+         DL.getTypeStoreSize(Ty) == DL.getTypeAllocSize(Ty) &&
+         isPowerOf2_64(DL.getTypeStoreSize(Ty));
+}
+
+/// \p Alloca's uses, or none where one is of another kind: an escape, a
+/// pointer that may also point elsewhere, a volatile or atomic access, two
+/// element types, an access that a loop
+/// walks (a rolled loop over the array, which selects would make the more
+/// costly every iteration) or one at a constant offset not on an element.
+std::optional<LocalUses> usesOf(AllocaInst &Alloca, uint64_t Bytes,
+                                ScalarEvolution &SE) {
+  const DataLayout &DL = Alloca.getDataLayout();
+  LocalUses Uses;
+  SmallVector<Value *, 8> Work{&Alloca};
+  SmallPtrSet<Value *, 8> Seen{&Alloca};
+  auto Access = [&](Instruction &I, Value *Ptr, Type *Ty) {
+    if (Uses.Element && Uses.Element != Ty)
+      return false;
+    Uses.Element = Ty;
+    uint64_t Size = DL.getTypeStoreSize(Ty);
+    if (!selectable(Ty, DL) || Bytes % Size != 0 ||
+        variesInLoop(Ptr, Alloca, SE))
+      return false;
+    APInt Offset(DL.getIndexTypeSizeInBits(Ptr->getType()), 0);
+    if (Ptr->stripAndAccumulateConstantOffsets(DL, Offset, true) != &Alloca) {
+      Uses.Dynamic.push_back(&I);
+      return true;
+    }
+    return Offset.isNonNegative() && Offset.getZExtValue() % Size == 0 &&
+           Offset.getZExtValue() + Size <= Bytes;
+  };
+  while (!Work.empty()) {
+    Value *Ptr = Work.pop_back_val();
+    for (User *U : Ptr->users()) {
+      auto *I = cast<Instruction>(U);
+      bool Fits;
+      if (isa<GetElementPtrInst, PHINode, SelectInst>(I)) {
+        Fits = !isa<SelectInst>(I) || I->getOperand(0) != Ptr;
+        if (Fits && Seen.insert(I).second) {
+          Work.push_back(I);
+          Uses.Pointers.push_back(I);
+        }
+      } else if (auto *Load = dyn_cast<LoadInst>(I)) {
+        Fits = Load->isSimple() && Access(*Load, Ptr, Load->getType());
+      } else if (auto *Store = dyn_cast<StoreInst>(I)) {
+        Fits = Store->isSimple() && Store->getValueOperand() != Ptr &&
+               Access(*Store, Ptr, Store->getValueOperand()->getType());
+      } else if (auto *Intrinsic = dyn_cast<IntrinsicInst>(I)) {
+        APInt Offset(DL.getIndexTypeSizeInBits(Ptr->getType()), 0);
+        // What SROA splits: a memory intrinsic of a constant length at a
+        // constant offset, not volatile.
+        auto *Memory = dyn_cast<MemIntrinsic>(Intrinsic);
+        Fits = Intrinsic->isLifetimeStartOrEnd() ||
+               (Memory && !Memory->isVolatile() &&
+                isa<ConstantInt>(Memory->getLength()) &&
+                Ptr->stripAndAccumulateConstantOffsets(DL, Offset, true) ==
+                    &Alloca);
+      } else {
+        Fits = false;
+      }
+      if (!Fits)
+        return std::nullopt;
+    }
+  }
+  // A phi or select that merges the local's address with another pointer
+  // may point elsewhere.
+  for (Instruction *Pointer : Uses.Pointers)
+    if (isa<PHINode, SelectInst>(Pointer) &&
+        any_of(Pointer->operands(), [&](Value *Operand) {
+          return Operand->getType()->isPointerTy() && !Seen.contains(Operand);
+        }))
+      return std::nullopt;
+  return Uses;
+}
+
+/// Builds each pointer into one local as its byte offset from the local,
+/// an integer computed where the pointer is.
+class Offsets {
+  AllocaInst &Local;
+  IntegerType *Int;
+  DenseMap<Value *, Value *> Built;
+  SmallVector<Instruction *, 16> Made;
+
+  /// Records what it makes, for erase().
+  IRBuilder<ConstantFolder, IRBuilderCallbackInserter> Builder;
+
+public:
+  explicit Offsets(AllocaInst &Local)
+      : Local(Local),
+        Int(cast<IntegerType>(
+            Local.getDataLayout().getIndexType(Local.getType()))),
+        Builder(Local.getContext(), ConstantFolder(),
+                IRBuilderCallbackInserter(
+                    [this](Instruction *I) { Made.push_back(I); })) {}
+
+  Value *of(Value *Ptr) {
+    if (Ptr == &Local)
+      return ConstantInt::get(Int, 0);
+    if (Value *Known = Built.lookup(Ptr))
+      return Known;
+    if (auto *Phi = dyn_cast<PHINode>(Ptr)) {
+      // Made before its incoming offsets, which a loop may build from it.
+      Builder.SetInsertPoint(Phi);
+      PHINode *Offset = Builder.CreatePHI(Int, Phi->getNumIncomingValues());
+      Built[Ptr] = Offset;
+      for (unsigned I = 0; I != Phi->getNumIncomingValues(); ++I)
+        Offset->addIncoming(of(Phi->getIncomingValue(I)),
+                            Phi->getIncomingBlock(I));
+      return Offset;
+    }
+    Value *Result;
+    if (auto *GEP = dyn_cast<GetElementPtrInst>(Ptr)) {
+      Value *Base = of(GEP->getPointerOperand());
+      Builder.SetInsertPoint(GEP);
+      Value *Own = Builder.CreateSExtOrTrunc(
+          emitGEPOffset(&Builder, Local.getDataLayout(), GEP), Int);
+      // No add of a zero base: each level of it is one fewer that known
+      // bits look through (six in all).
+      Result = match(Base, m_Zero()) ? Own : Builder.CreateAdd(Base, Own);
+    } else {
+      auto *Select = cast<SelectInst>(Ptr);
+      Value *True = of(Select->getTrueValue());
+      Value *False = of(Select->getFalseValue());
+      Builder.SetInsertPoint(Select);
+      Result = Builder.CreateSelect(Select->getCondition(), True, False);
+    }
+    return Built[Ptr] = Result;
+  }
+
+  /// Erases what was built, when the local is left as it was.
+  void erase() {
+    for (Instruction *I : Made)
+      I->replaceAllUsesWith(PoisonValue::get(I->getType()));
+    for (Instruction *I : Made)
+      I->eraseFromParent();
+  }
+};
+
+/// The offsets of the elements of \p Size bytes within \p Bytes that
+/// \p Offset may be, as its known bits and range allow.
+SmallVector<uint64_t, 16> elementsAt(Value *Offset, uint64_t Size,
+                                     uint64_t Bytes, const DataLayout &DL) {
+  KnownBits Known = computeKnownBits(Offset, DL);
+  ConstantRange Range = computeConstantRange(Offset, /*ForSigned=*/false);
+  SmallVector<uint64_t, 16> Elements;
+  for (uint64_t At = 0; At + Size <= Bytes; At += Size) {
+    APInt Value(Known.getBitWidth(), At);
+    if ((Value & Known.Zero).isZero() && (Value & Known.One) == Known.One &&
+        Range.contains(Value))
+      Elements.push_back(At);
+  }
+  return Elements;
+}
+
+/// Rewrites \p Access (a load or store at \p Offset into \p Local) into
+/// accesses at each of \p Elements and selects among them.
+void rewrite(Instruction &Access, Value *Offset, AllocaInst &Local,
+             Type *Element, ArrayRef<uint64_t> Elements) {
+  IRBuilder<> Builder(&Access);
+  auto ElementAt = [&](uint64_t At) {
+    return std::make_pair(
+        Builder.CreateConstInBoundsGEP1_64(Builder.getInt8Ty(), &Local, At),
+        commonAlignment(Local.getAlign(), At));
+  };
+  auto IsAt = [&](uint64_t At) {
+    return Builder.CreateICmpEQ(Offset,
+                                ConstantInt::get(Offset->getType(), At));
+  };
+  if (auto *Load = dyn_cast<LoadInst>(&Access)) {
+    // The first element where none other matches: the offset is one of
+    // them, or the load reads out of bounds, which is undefined.
+    Value *Read = nullptr;
+    for (uint64_t At : Elements) {
+      auto [Ptr, Alignment] = ElementAt(At);
+      Value *Value = Builder.CreateAlignedLoad(Element, Ptr, Alignment);
+      Read = Read ? Builder.CreateSelect(IsAt(At), Value, Read) : Value;
+    }
+    Load->replaceAllUsesWith(Read ? Read : PoisonValue::get(Element));
+  } else {
+    Value *Stored = cast<StoreInst>(Access).getValueOperand();
+    for (uint64_t At : Elements) {
+      auto [Ptr, Alignment] = ElementAt(At);
+      Value *Old = Builder.CreateAlignedLoad(Element, Ptr, Alignment);
+      Builder.CreateAlignedStore(Builder.CreateSelect(IsAt(At), Stored, Old),
+                                 Ptr, Alignment);
+    }
+  }
+  Access.eraseFromParent();
+}
+
+/// Erases the pointers into the local that nothing outside them uses any
+/// more (a phi of them may use itself through a GEP).
+void eraseUnused(ArrayRef<Instruction *> Pointers) {
+  SmallPtrSet<Instruction *, 16> Dead(Pointers.begin(), Pointers.end());
+  SmallVector<Instruction *, 16> Live;
+  for (Instruction *I : Pointers)
+    if (any_of(I->users(),
+               [&](User *U) { return !Dead.contains(cast<Instruction>(U)); }))
+      Live.push_back(I);
+  while (!Live.empty()) {
+    Instruction *I = Live.pop_back_val();
+    if (!Dead.erase(I))
+      continue;
+    for (Value *Operand : I->operands())
+      if (auto *Inner = dyn_cast<Instruction>(Operand);
+          Inner && Dead.contains(Inner))
+        Live.push_back(Inner);
+  }
+  for (Instruction *I : Dead)
+    I->replaceAllUsesWith(PoisonValue::get(I->getType()));
+  for (Instruction *I : Dead)
+    I->eraseFromParent();
+}
+
+} // namespace
+
+PreservedAnalyses LocalSelectsPass::run(Function &F,
+                                        FunctionAnalysisManager &FAM) {
+  if (!promotesLocals(F))
+    return PreservedAnalyses::all();
+  const DataLayout &DL = F.getDataLayout();
+  ScalarEvolution &SE = FAM.getResult<ScalarEvolutionAnalysis>(F);
+  LoopInfo &LI = FAM.getResult<LoopAnalysis>(F);
+  NvraPromoteLimits Limits = promoteLimits();
+  SmallVector<AllocaInst *, 8> Locals;
+  for (Instruction &I : instructions(F))
+    if (auto *Alloca = dyn_cast<AllocaInst>(&I);
+        Alloca && Alloca->isStaticAlloca())
+      Locals.push_back(Alloca);
+  bool Changed = false;
+  for (AllocaInst *Local : Locals) {
+    uint64_t Bytes = 0;
+    if (!localArray(Local, F, Bytes))
+      continue;
+    std::optional<LocalUses> Uses = usesOf(*Local, Bytes, SE);
+    if (!Uses || Uses->Dynamic.empty())
+      continue;
+    uint64_t Size = DL.getTypeStoreSize(Uses->Element);
+    Offsets Offsets(*Local);
+    SmallVector<std::pair<Value *, SmallVector<uint64_t, 16>>, 8> Targets;
+    NvraDynamicLocal Facts{};
+    Facts.bytes = Bytes;
+    for (Instruction *Access : Uses->Dynamic) {
+      Facts.in_loop |= LI.getLoopFor(Access->getParent()) != nullptr;
+      Value *Offset = Offsets.of(getLoadStorePointerOperand(Access));
+      Targets.emplace_back(Offset, elementsAt(Offset, Size, Bytes, DL));
+      Facts.selected += Targets.back().second.size();
+    }
+    bool Selects = nvra_selects_local(NVRA_ABI_VERSION, &Limits, &Facts);
+    auto Described = [&](auto Remark) {
+      Remark << "function " << F.getName() << ": local of "
+             << ore::NV("Bytes", Bytes) << " bytes indexed by data, "
+             << ore::NV("Accesses", uint64_t(Uses->Dynamic.size()))
+             << " such accesses reaching "
+             << ore::NV("Elements", Facts.selected) << " elements in all: ";
+      return Remark;
+    };
+    if (!Selects) {
+      Offsets.erase();
+      F.getContext().diagnose(
+          Described(OptimizationRemarkMissed(LocalSelectsPassArg,
+                                             "SelectLocal", Local))
+          << (Facts.in_loop ? "left in memory (over the limits)"
+                            : "left in memory (none in a loop)"));
+      continue;
+    }
+    for (size_t I = 0; I != Targets.size(); ++I)
+      rewrite(*Uses->Dynamic[I], Targets[I].first, *Local, Uses->Element,
+              Targets[I].second);
+    eraseUnused(Uses->Pointers);
+    F.getContext().diagnose(
+        Described(OptimizationRemark(LocalSelectsPassArg, "SelectLocal",
+                                     Local))
+        << "each becomes selects among them, and the local registers");
+    Changed = true;
+  }
+  if (!Changed)
+    return PreservedAnalyses::all();
+  // Only instructions were added and erased: the CFG SROA reads is as it was.
+  PreservedAnalyses Rewritten;
+  Rewritten.preserveSet<CFGAnalyses>();
+  FAM.invalidate(F, Rewritten);
+  SROAPass(SROAOptions::ModifyCFG).run(F, FAM);
+  return PreservedAnalyses::none();
+}
+
+} // namespace nvregalloc

@@ -1,0 +1,193 @@
+; nvregalloc-promote-locals-select (part of nvregalloc-promote-locals, last
+; in the middle end): a small local that some access indexes by data becomes
+; scalars. Each data-dependent load becomes a select among the elements it
+; may read, each store a select into each element it may write, and SROA
+; then splits the local. ptxas keeps such an array in registers only while
+; it is small and seldom accessed so; this one (HeCBench's s8n keeps the
+; nearest points per octant so) stays in local memory in stock's PTX.
+; RUN: %opt_plugin -passes=nvregalloc-promote-locals-select %s -S -o - | FileCheck %s
+; RUN: %opt_plugin -passes=nvregalloc-promote-locals-select -nvregalloc-promote-locals=false %s -S -o - \
+; RUN:   | FileCheck %s --check-prefix=OFF
+; RUN: %opt_plugin -passes=nvregalloc-promote-locals-select -nvregalloc-promote-max-selects=8 %s -S -o - \
+; RUN:   -pass-remarks-missed=nvregalloc-promote-locals-select 2>&1 | FileCheck %s --check-prefix=LIMIT
+; The PTX with the pass, and stock's.
+; RUN: %opt_plugin -passes=nvregalloc-promote-locals-select %s | %llc_nvptx -o - | FileCheck %s --check-prefix=PTX
+; RUN: %llc_nvptx %s -o - | FileCheck %s --check-prefix=STOCK
+; Remarks name the local, its accesses and the elements they reach.
+; RUN: %opt_plugin -passes=nvregalloc-promote-locals-select -pass-remarks=nvregalloc-promote-locals-select \
+; RUN:   -pass-remarks-missed=nvregalloc-promote-locals-select %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+
+target triple = "nvptx64-nvidia-cuda"
+
+declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)
+declare void @sink(ptr)
+
+; Sixteen ints, zeroed, then per point a read and a write at an even index
+; (the octant times two, from comparisons): 8 elements each, 16 in all.
+; CHECK-LABEL: define ptx_kernel void @nearest(
+; CHECK-NOT:   alloca
+; CHECK:       select
+; CHECK:       ret void
+; OFF-LABEL:   define ptx_kernel void @nearest(
+; OFF:         alloca [16 x i32]
+; LIMIT:       remark: {{.*}}function nearest: local of 64 bytes indexed by data, 2 such accesses reaching 16 elements in all: left in memory (over the limits)
+; LIMIT-LABEL: define ptx_kernel void @nearest(
+; LIMIT:       alloca [16 x i32]
+; PTX-LABEL:   .entry nearest(
+; PTX-NOT:     .local
+; PTX-NOT:     ld.local
+; PTX:         ret;
+; STOCK-LABEL: .entry nearest(
+; STOCK:       .local .align 4 .b8 __local_depot0[64];
+; STOCK:       ld.local.b32
+; STOCK:       st.local.b32
+; REMARK:      remark: {{.*}}function nearest: local of 64 bytes indexed by data, 2 such accesses reaching 16 elements in all: each becomes selects among them, and the local registers
+define ptx_kernel void @nearest(ptr %points, ptr %out, i32 %n) {
+entry:
+  %best = alloca [16 x i32], align 4
+  call void @llvm.memset.p0.i64(ptr align 4 %best, i8 0, i64 64, i1 false)
+  br label %loop
+
+loop:
+  %j = phi i32 [ 0, %entry ], [ %next, %loop ]
+  %at = getelementptr inbounds i32, ptr %points, i32 %j
+  %d = load i32, ptr %at, align 4
+  %high = icmp sgt i32 %d, 100
+  %odd = and i32 %d, 1
+  %octant = select i1 %high, i32 4, i32 0
+  %bucket = or i32 %octant, %odd
+  %index = shl i32 %bucket, 1
+  %slot = getelementptr inbounds [16 x i32], ptr %best, i32 0, i32 %index
+  %old = load i32, ptr %slot, align 4
+  %min = call i32 @llvm.smin.i32(i32 %old, i32 %d)
+  store i32 %min, ptr %slot, align 4
+  %next = add i32 %j, 1
+  %done = icmp eq i32 %next, %n
+  br i1 %done, label %exit, label %loop
+
+exit:
+  %first = load i32, ptr %best, align 4
+  %last.at = getelementptr inbounds [16 x i32], ptr %best, i32 0, i32 10
+  %last = load i32, ptr %last.at, align 4
+  %sum = add i32 %first, %last
+  store i32 %sum, ptr %out, align 4
+  ret void
+}
+
+; A pointer chosen between two elements, one of them indexed by data: the
+; select of the pointers becomes a select of their offsets.
+; CHECK-LABEL: define ptx_kernel void @chosen(
+; CHECK-NOT:   alloca
+; CHECK:       ret void
+; REMARK:      remark: {{.*}}function chosen: local of 32 bytes indexed by data, 1 such accesses reaching 8 elements in all: each becomes selects among them, and the local registers
+define ptx_kernel void @chosen(ptr %out, ptr %in, i32 %n, i1 %c, float %x) {
+entry:
+  %a = alloca [8 x float], align 4
+  call void @llvm.memset.p0.i64(ptr align 4 %a, i8 0, i64 32, i1 false)
+  %q = getelementptr inbounds [8 x float], ptr %a, i32 0, i32 3
+  br label %loop
+
+loop:
+  %j = phi i32 [ 0, %entry ], [ %next, %loop ]
+  %at = getelementptr inbounds i32, ptr %in, i32 %j
+  %i = load i32, ptr %at, align 4
+  %p = getelementptr inbounds [8 x float], ptr %a, i32 0, i32 %i
+  %r = select i1 %c, ptr %p, ptr %q
+  store float %x, ptr %r, align 4
+  %next = add i32 %j, 1
+  %done = icmp eq i32 %next, %n
+  br i1 %done, label %exit, label %loop
+
+exit:
+  %v = load float, ptr %q, align 4
+  store float %v, ptr %out, align 4
+  ret void
+}
+
+; Left in memory: read at a data-dependent index only once, outside any
+; loop (libdevice's sine reduces a huge argument so, on a path seldom
+; taken: a few local accesses cost less than registers held across the
+; kernel).
+; CHECK-LABEL: define ptx_kernel void @once(
+; CHECK:       alloca [7 x i32]
+; REMARK:      remark: {{.*}}function once: local of 28 bytes indexed by data, 1 such accesses reaching 7 elements in all: left in memory (none in a loop)
+define ptx_kernel void @once(ptr %out, i32 %i) {
+  %a = alloca [7 x i32], align 4
+  call void @llvm.memset.p0.i64(ptr align 4 %a, i8 1, i64 28, i1 false)
+  %p = getelementptr inbounds [7 x i32], ptr %a, i32 0, i32 %i
+  %v = load i32, ptr %p, align 4
+  store i32 %v, ptr %out, align 4
+  ret void
+}
+
+; Left in memory: a loop walks it (selects in every iteration would cost
+; more), its address goes to a call, it is over 64 bytes, or it is read as
+; two types.
+; CHECK-LABEL: define ptx_kernel void @left(
+; CHECK-COUNT-4: alloca
+; REMARK:      remark: {{.*}}function left: local of 68 bytes indexed by data, 1 such accesses reaching 17 elements in all: left in memory (over the limits)
+; REMARK-NOT:  function left:
+define ptx_kernel void @left(ptr %out, i32 %i, i32 %n) {
+entry:
+  %walked = alloca [8 x i32], align 4
+  %escapes = alloca [8 x i32], align 4
+  %big = alloca [17 x i32], align 4
+  %mixed = alloca [8 x i32], align 4
+  call void @llvm.memset.p0.i64(ptr align 4 %walked, i8 0, i64 32, i1 false)
+  %w = getelementptr inbounds [8 x i32], ptr %walked, i32 0, i32 %i
+  store i32 1, ptr %w, align 4
+  br label %loop
+
+loop:
+  %j = phi i32 [ 0, %entry ], [ %next, %loop ]
+  %s = phi i32 [ 0, %entry ], [ %sum, %loop ]
+  %at = getelementptr inbounds [8 x i32], ptr %walked, i32 0, i32 %j
+  %v = load i32, ptr %at, align 4
+  %sum = add i32 %s, %v
+  %b = getelementptr inbounds [17 x i32], ptr %big, i32 0, i32 %v
+  store i32 %sum, ptr %b, align 4
+  %e = getelementptr inbounds [8 x i32], ptr %escapes, i32 0, i32 %v
+  store i32 %sum, ptr %e, align 4
+  %m = getelementptr inbounds [8 x i32], ptr %mixed, i32 0, i32 %v
+  store i32 %sum, ptr %m, align 4
+  %next = add i32 %j, 1
+  %done = icmp eq i32 %next, %n
+  br i1 %done, label %exit, label %loop
+
+exit:
+  call void @sink(ptr %escapes)
+  %b0 = load i32, ptr %big, align 4
+  %m0 = load float, ptr %mixed, align 4
+  %m1 = bitcast float %m0 to i32
+  %r = add i32 %b0, %m1
+  store i32 %r, ptr %out, align 4
+  ret void
+}
+
+; Left in memory: the pointer stored through may point into the local or
+; elsewhere (a select of it and an argument).
+; CHECK-LABEL: define ptx_kernel void @elsewhere(
+; CHECK:       alloca [8 x i32]
+; REMARK-NOT:  function elsewhere:
+define ptx_kernel void @elsewhere(ptr %out, ptr %in, i32 %n, i1 %c) {
+entry:
+  %a = alloca [8 x i32], align 4
+  call void @llvm.memset.p0.i64(ptr align 4 %a, i8 0, i64 32, i1 false)
+  br label %loop
+
+loop:
+  %j = phi i32 [ 0, %entry ], [ %next, %loop ]
+  %at = getelementptr inbounds i32, ptr %in, i32 %j
+  %i = load i32, ptr %at, align 4
+  %p = getelementptr inbounds [8 x i32], ptr %a, i32 0, i32 %i
+  %r = select i1 %c, ptr %p, ptr %out
+  store i32 %j, ptr %r, align 4
+  %next = add i32 %j, 1
+  %done = icmp eq i32 %next, %n
+  br i1 %done, label %exit, label %loop
+
+exit:
+  %v = load i32, ptr %a, align 4
+  store i32 %v, ptr %out, align 4
+  ret void
+}
