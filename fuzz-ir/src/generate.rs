@@ -499,7 +499,9 @@ impl Generator<'_> {
     }
 
     /// Stores into, or loads from, a local `[8 x i32]` at a data-dependent
-    /// index (so it stays in local memory).
+    /// index, at times through a select of that element's address and a
+    /// constant one's: what nvregalloc-promote-locals-select makes selects
+    /// among scalars of.
     unsafe fn local_array(&mut self, depth: u32) {
         let arr_ty = LLVMArrayType2(self.int(32), 8);
         let array = match self.array {
@@ -522,7 +524,13 @@ impl Generator<'_> {
         let index = self.bin(LLVMOpcode::LLVMAnd, index, self.i32c(7));
         let offset = self.bin(LLVMOpcode::LLVMShl, index, self.i32c(2));
         let offset = self.cast(LLVMOpcode::LLVMZExt, offset, self.int(64));
-        let p = self.byte_gep(array, offset);
+        let mut p = self.byte_gep(array, offset);
+        if self.choices.chance(4) {
+            let at = u64::from(self.choices.below(8)) * 4;
+            let other = self.byte_gep(array, LLVMConstInt(self.int(64), at, 0));
+            let c = self.cond();
+            p = LLVMBuildSelect(self.b, c, p, other, NO_NAME);
+        }
         if self.choices.chance(2) {
             let v = self.expr(Ty::I32, depth.min(2));
             self.store(v, p);
