@@ -499,9 +499,9 @@ impl Generator<'_> {
     }
 
     /// Stores into, or loads from, a local `[8 x i32]` at a data-dependent
-    /// index, at times through a select of that element's address and a
-    /// constant one's: what nvregalloc-promote-locals-select makes selects
-    /// among scalars of.
+    /// index, at times in a loop, at times through a select of that
+    /// element's address and a constant one's: what
+    /// nvregalloc-promote-locals-select makes selects among scalars of.
     unsafe fn local_array(&mut self, depth: u32) {
         let arr_ty = LLVMArrayType2(self.int(32), 8);
         let array = match self.array {
@@ -520,6 +520,18 @@ impl Generator<'_> {
                 a
             }
         };
+        if self.choices.chance(2) {
+            // In a loop of a run-time trip count (0 to 15), which stays a
+            // loop: where promote-locals-select acts.
+            let bound = self.bin(LLVMOpcode::LLVMAnd, self.params[3], self.i32c(15));
+            self.loop_to(bound, |g, _| g.local_array_access(array, depth));
+        } else {
+            self.local_array_access(array, depth);
+        }
+    }
+
+    /// One store into, or load from, `array` at a data-dependent index.
+    unsafe fn local_array_access(&mut self, array: LLVMValueRef, depth: u32) {
         let index = self.expr(Ty::I32, 1);
         let index = self.bin(LLVMOpcode::LLVMAnd, index, self.i32c(7));
         let offset = self.bin(LLVMOpcode::LLVMShl, index, self.i32c(2));
@@ -541,7 +553,12 @@ impl Generator<'_> {
     }
 
     /// `for (i = 0; i < trips; i++) body(i)`, `trips` a constant.
-    unsafe fn constant_loop(&mut self, trips: u32, mut body: impl FnMut(&mut Self, LLVMValueRef)) {
+    unsafe fn constant_loop(&mut self, trips: u32, body: impl FnMut(&mut Self, LLVMValueRef)) {
+        self.loop_to(self.i32c(i64::from(trips)), body);
+    }
+
+    /// `for (i = 0; i < bound; i++) body(i)`, `bound` an i32.
+    unsafe fn loop_to(&mut self, bound: LLVMValueRef, mut body: impl FnMut(&mut Self, LLVMValueRef)) {
         let i32t = self.int(32);
         let before = LLVMGetInsertBlock(self.b);
         // In the function being built: the kernel, or fill_local.
@@ -551,7 +568,7 @@ impl Generator<'_> {
         LLVMBuildBr(self.b, head);
         LLVMPositionBuilderAtEnd(self.b, head);
         let i = LLVMBuildPhi(self.b, i32t, NO_NAME);
-        let go = LLVMBuildICmp(self.b, LLVMIntPredicate::LLVMIntSLT, i, self.i32c(i64::from(trips)), NO_NAME);
+        let go = LLVMBuildICmp(self.b, LLVMIntPredicate::LLVMIntSLT, i, bound, NO_NAME);
         LLVMBuildCondBr(self.b, go, block, exit);
         LLVMPositionBuilderAtEnd(self.b, block);
         body(self, i);
