@@ -137,7 +137,7 @@ std::optional<LocalUses> usesOf(AllocaInst &Alloca, uint64_t Bytes,
 
 /// Builds each pointer into one local as its byte offset from the local,
 /// an integer computed where the pointer is.
-class Offsets {
+class OffsetBuilder {
   AllocaInst &Local;
   IntegerType *Int;
   DenseMap<Value *, Value *> Built;
@@ -147,7 +147,7 @@ class Offsets {
   IRBuilder<ConstantFolder, IRBuilderCallbackInserter> Builder;
 
 public:
-  explicit Offsets(AllocaInst &Local)
+  explicit OffsetBuilder(AllocaInst &Local)
       : Local(Local),
         Int(cast<IntegerType>(
             Local.getDataLayout().getIndexType(Local.getType()))),
@@ -298,7 +298,7 @@ PreservedAnalyses LocalSelectsPass::run(Function &F,
     if (!Uses || Uses->Dynamic.empty())
       continue;
     uint64_t Size = DL.getTypeStoreSize(Uses->Element);
-    Offsets Offsets(*Local);
+    OffsetBuilder Offsets(*Local);
     SmallVector<std::pair<Value *, SmallVector<uint64_t, 16>>, 8> Targets;
     NvraDynamicLocal Facts{};
     Facts.bytes = Bytes;
@@ -333,7 +333,7 @@ PreservedAnalyses LocalSelectsPass::run(Function &F,
     F.getContext().diagnose(
         Described(OptimizationRemark(LocalSelectsPassArg, "SelectLocal",
                                      Local))
-        << "each becomes selects among them, and the local registers");
+        << "each becomes selects among them, the local registers");
     Changed = true;
   }
   if (!Changed)

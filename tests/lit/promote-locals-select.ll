@@ -41,7 +41,7 @@ declare void @sink(ptr)
 ; STOCK:       .local .align 4 .b8 __local_depot0[64];
 ; STOCK:       ld.local.b32
 ; STOCK:       st.local.b32
-; REMARK:      remark: {{.*}}function nearest: local of 64 bytes indexed by data, 2 such accesses reaching 16 elements in all: each becomes selects among them, and the local registers
+; REMARK:      remark: {{.*}}function nearest: local of 64 bytes indexed by data, 2 such accesses reaching 16 elements in all: each becomes selects among them, the local registers
 define ptx_kernel void @nearest(ptr %points, ptr %out, i32 %n) {
 entry:
   %best = alloca [16 x i32], align 4
@@ -79,7 +79,7 @@ exit:
 ; CHECK-LABEL: define ptx_kernel void @chosen(
 ; CHECK-NOT:   alloca
 ; CHECK:       ret void
-; REMARK:      remark: {{.*}}function chosen: local of 32 bytes indexed by data, 1 such accesses reaching 8 elements in all: each becomes selects among them, and the local registers
+; REMARK:      remark: {{.*}}function chosen: local of 32 bytes indexed by data, 1 such accesses reaching 8 elements in all: each becomes selects among them, the local registers
 define ptx_kernel void @chosen(ptr %out, ptr %in, i32 %n, i1 %c, float %x) {
 entry:
   %a = alloca [8 x float], align 4
