@@ -164,9 +164,9 @@ const WIDEST_LOCAL_ACCESS: u64 = 16;
 /// occupancy step, and a 32-byte array of ssm's vllm kernels (stored at
 /// constant offsets, read at a data-dependent one) a step each; neither
 /// made an LDL or STL either way. The rule also leaves small arrays ptxas
-/// keeps in memory unaligned (stsg's 16-byte ones: 18 LDL/STL, not 11):
-/// ptxas's choice depends on its register pressure, which the middle end
-/// does not know.
+/// keeps in memory unaligned where `selects_local` left them (read at a
+/// data-dependent offset outside any loop): ptxas's choice depends on its
+/// register pressure, which the middle end does not know.
 pub fn local_alignment(slot: &LocalSlot, limits: &Limits) -> u64 {
     let stays_in_memory =
         slot.address_escapes || slot.varies_in_loop || slot.bytes > u64::from(limits.max_dynamic_array_bytes);
