@@ -12,7 +12,8 @@
 // equals its own, a store writes each element it may reach with its value
 // or the element's own. SROA, run on the function right after, then makes
 // the local scalars. The core decides (promote::selects_local: small, not
-// too many selects, some access in a loop); each local gets a remark. It runs last in the middle end, after the unrollers, where
+// too many selects, used by a loop that does not fill it); each local gets
+// a remark. It runs last in the middle end, after the unrollers, where
 // what is still a local would be local memory.
 //
 //===----------------------------------------------------------------------===//
@@ -52,6 +53,8 @@ struct LocalUses {
   Type *Element = nullptr;
   /// The loads and stores at an offset that is not a constant.
   SmallVector<Instruction *, 8> Dynamic;
+  /// The stores and memory intrinsics that write it at a constant offset.
+  SmallVector<Instruction *, 8> Writes;
   /// The GEPs, phis and selects of the local's address.
   SmallVector<Instruction *, 8> Pointers;
 };
@@ -88,6 +91,8 @@ std::optional<LocalUses> usesOf(AllocaInst &Alloca, uint64_t Bytes,
       Uses.Dynamic.push_back(&I);
       return true;
     }
+    if (isa<StoreInst>(I))
+      Uses.Writes.push_back(&I);
     return Offset.isNonNegative() && Offset.getZExtValue() % Size == 0 &&
            Offset.getZExtValue() + Size <= Bytes;
   };
@@ -117,6 +122,8 @@ std::optional<LocalUses> usesOf(AllocaInst &Alloca, uint64_t Bytes,
                 isa<ConstantInt>(Memory->getLength()) &&
                 Ptr->stripAndAccumulateConstantOffsets(DL, Offset, true) ==
                     &Alloca);
+        if (Memory && Memory->getRawDest() == Ptr)
+          Uses.Writes.push_back(Memory);
       } else {
         Fits = false;
       }
@@ -303,7 +310,10 @@ PreservedAnalyses LocalSelectsPass::run(Function &F,
     NvraDynamicLocal Facts{};
     Facts.bytes = Bytes;
     for (Instruction *Access : Uses->Dynamic) {
-      Facts.in_loop |= LI.getLoopFor(Access->getParent()) != nullptr;
+      const Loop *In = LI.getLoopFor(Access->getParent());
+      Facts.reused_in_loop |=
+          In && none_of(Uses->Writes,
+                        [&](Instruction *Write) { return In->contains(Write); });
       Value *Offset = Offsets.of(getLoadStorePointerOperand(Access));
       Targets.emplace_back(Offset, elementsAt(Offset, Size, Bytes, DL));
       Facts.selected += Targets.back().second.size();
@@ -322,8 +332,9 @@ PreservedAnalyses LocalSelectsPass::run(Function &F,
       F.getContext().diagnose(
           Described(OptimizationRemarkMissed(LocalSelectsPassArg,
                                              "SelectLocal", Local))
-          << (Facts.in_loop ? "left in memory (over the limits)"
-                            : "left in memory (none in a loop)"));
+          << (Facts.reused_in_loop
+                  ? "left in memory (over the limits)"
+                  : "left in memory (no loop works on what was set before it)"));
       continue;
     }
     for (size_t I = 0; I != Targets.size(); ++I)

@@ -378,7 +378,11 @@ pub unsafe extern "C" fn nvra_selects_local(
         return 0;
     }
     let raw = &*local;
-    let facts = promote::DynamicLocal { bytes: raw.bytes, selected: raw.selected, in_loop: raw.in_loop != 0 };
+    let facts = promote::DynamicLocal {
+        bytes: raw.bytes,
+        selected: raw.selected,
+        reused_in_loop: raw.reused_in_loop != 0,
+    };
     panic::catch_unwind(AssertUnwindSafe(|| promote::selects_local(&facts, &limits_from_abi(&*limits))))
         .map_or(0, u32::from)
 }

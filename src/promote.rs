@@ -187,8 +187,9 @@ pub struct DynamicLocal {
     /// The elements all the data-dependent accesses may reach, summed over
     /// the accesses: what the offsets' known bits and ranges leave.
     pub selected: u64,
-    /// Some data-dependent access is in a loop.
-    pub in_loop: bool,
+    /// Some data-dependent access is in a loop that writes nothing of the
+    /// local at a constant offset: the loop works on what was set before it.
+    pub reused_in_loop: bool,
 }
 
 /// Whether to make a local indexed by data scalars: each data-dependent
@@ -199,15 +200,18 @@ pub struct DynamicLocal {
 /// loop stays in local memory; runtime unrolling that loop by four keeps
 /// an 8-int one there too), and nvcc's PTX, the same as clang's in these
 /// places, fares better at it only by chance. This is nvcc's trade made
-/// deliberately: registers for local loads and stores. Only where an
-/// access repeats, in a loop: a few local accesses a thread makes once cost
-/// less than registers held across the kernel (libdevice's sine and cosine
-/// reduce a huge argument through a 28-byte table read at a computed index,
-/// on a path seldom taken; as registers it took HeCBench's geodesic from 32
-/// to 38, a step, for 42 LDL/STL that nvcc makes too). Bounded by the
-/// array's size (its elements become live registers) and by the selects.
+/// deliberately: registers for local loads and stores. Only where a loop
+/// works on the local's contents, set before the loop, at data-dependent
+/// offsets (a table looked up, buckets updated, per point): a scratch array
+/// filled and read in one pass costs a few local accesses, less than
+/// registers held across it (libdevice's sine and cosine reduce a huge
+/// argument through a 28-byte table filled and read at a computed index,
+/// on a path seldom taken; as registers in the kernel's loop it took
+/// HeCBench's geodesic from 32 registers to 38, a step, for 42 LDL/STL that
+/// nvcc makes too). Bounded by the array's size (its elements become live
+/// registers) and by the selects.
 pub fn selects_local(local: &DynamicLocal, limits: &Limits) -> bool {
-    local.in_loop
+    local.reused_in_loop
         && local.bytes <= u64::from(limits.max_dynamic_array_bytes)
         && local.selected <= u64::from(limits.max_selects)
 }
@@ -331,11 +335,11 @@ mod tests {
     #[test]
     fn locals_indexed_by_data_become_selects_when_small_and_few() {
         let local =
-            |bytes, selected| selects_local(&DynamicLocal { bytes, selected, in_loop: true }, &LIMITS);
+            |bytes, selected| selects_local(&DynamicLocal { bytes, selected, reused_in_loop: true }, &LIMITS);
         assert!(local(64, 100));
         assert!(!local(65, 1));
         assert!(!local(64, 101));
-        assert!(!selects_local(&DynamicLocal { bytes: 28, selected: 21, in_loop: false }, &LIMITS));
+        assert!(!selects_local(&DynamicLocal { bytes: 28, selected: 21, reused_in_loop: false }, &LIMITS));
     }
 
     #[test]

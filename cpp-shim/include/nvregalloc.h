@@ -426,7 +426,9 @@ typedef struct NvraDynamicLocal {
   uint64_t bytes;
   uint64_t selected; /* elements its data-dependent accesses may reach, summed
                         over the accesses */
-  uint32_t in_loop;  /* bool: some data-dependent access is in a loop */
+  uint32_t reused_in_loop; /* bool: some data-dependent access is in a loop
+                              that writes nothing of the local at a constant
+                              offset */
   uint32_t reserved;
 } NvraDynamicLocal;
 

@@ -105,18 +105,50 @@ exit:
 }
 
 ; Left in memory: read at a data-dependent index only once, outside any
-; loop (libdevice's sine reduces a huge argument so, on a path seldom
-; taken: a few local accesses cost less than registers held across the
-; kernel).
+; loop, or filled and read in one pass of a loop (libdevice's sine reduces a
+; huge argument so, on a path seldom taken: a few local accesses cost less
+; than registers held across them).
 ; CHECK-LABEL: define ptx_kernel void @once(
 ; CHECK:       alloca [7 x i32]
-; REMARK:      remark: {{.*}}function once: local of 28 bytes indexed by data, 1 such accesses reaching 7 elements in all: left in memory (none in a loop)
+; REMARK:      remark: {{.*}}function once: local of 28 bytes indexed by data, 1 such accesses reaching 7 elements in all: left in memory (no loop works on what was set before it)
 define ptx_kernel void @once(ptr %out, i32 %i) {
   %a = alloca [7 x i32], align 4
   call void @llvm.memset.p0.i64(ptr align 4 %a, i8 1, i64 28, i1 false)
   %p = getelementptr inbounds [7 x i32], ptr %a, i32 0, i32 %i
   %v = load i32, ptr %p, align 4
   store i32 %v, ptr %out, align 4
+  ret void
+}
+
+; CHECK-LABEL: define ptx_kernel void @scratch(
+; CHECK:       alloca [4 x i32]
+; REMARK:      remark: {{.*}}function scratch: local of 16 bytes indexed by data, 1 such accesses reaching 4 elements in all: left in memory (no loop works on what was set before it)
+define ptx_kernel void @scratch(ptr %out, ptr %in, i32 %n) {
+entry:
+  %a = alloca [4 x i32], align 4
+  %a1 = getelementptr inbounds i8, ptr %a, i64 4
+  %a2 = getelementptr inbounds i8, ptr %a, i64 8
+  %a3 = getelementptr inbounds i8, ptr %a, i64 12
+  br label %loop
+
+loop:
+  %j = phi i32 [ 0, %entry ], [ %next, %loop ]
+  %at = getelementptr inbounds i32, ptr %in, i32 %j
+  %d = load i32, ptr %at, align 4
+  store i32 %j, ptr %a, align 4
+  store i32 %d, ptr %a1, align 4
+  store i32 %n, ptr %a2, align 4
+  store i32 7, ptr %a3, align 4
+  %k = and i32 %d, 3
+  %p = getelementptr inbounds [4 x i32], ptr %a, i32 0, i32 %k
+  %v = load i32, ptr %p, align 4
+  %o = getelementptr inbounds i32, ptr %out, i32 %j
+  store i32 %v, ptr %o, align 4
+  %next = add i32 %j, 1
+  %done = icmp eq i32 %next, %n
+  br i1 %done, label %exit, label %loop
+
+exit:
   ret void
 }
 
