@@ -56,6 +56,7 @@
 #include "llvm/IR/PatternMatch.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/Local.h"
+#include "llvm/Transforms/Utils/LoopUtils.h"
 
 using namespace llvm;
 using namespace llvm::PatternMatch;
@@ -356,7 +357,7 @@ PreservedAnalyses ExpandLocalCopiesPass::run(Function &F,
         isa<ConstantInt>(Copy->getLength()))
       Candidates.push_back(Copy);
   NvraPromoteLimits Limits = promoteLimits();
-  bool Changed = false;
+  bool Changed = false, Looped = false;
   for (MemIntrinsic *Copy : Candidates) {
     auto *Set = dyn_cast<MemSetInst>(Copy);
     auto *Transfer = dyn_cast<MemCpyInst>(Copy);
@@ -414,10 +415,10 @@ PreservedAnalyses ExpandLocalCopiesPass::run(Function &F,
       LLVMContext &Context = F.getContext();
       MDNode *Disable = MDNode::get(
           Context, MDString::get(Context, "llvm.loop.unroll.disable"));
-      MDNode *LoopID = MDNode::getDistinct(Context, {nullptr, Disable});
-      LoopID->replaceOperandWith(0, LoopID);
-      Body->getParent()->getTerminator()->setMetadata(LLVMContext::MD_loop,
-                                                      LoopID);
+      Body->getParent()->getTerminator()->setMetadata(
+          LLVMContext::MD_loop,
+          makePostTransformationMetadata(Context, nullptr, {}, {Disable}));
+      Looped = true;
       Offset = Trips * Width;
       Pieces = Trips;
     }
@@ -446,8 +447,11 @@ PreservedAnalyses ExpandLocalCopiesPass::run(Function &F,
   }
   if (!Changed)
     return PreservedAnalyses::all();
-  // A loop adds blocks.
-  return PreservedAnalyses::none();
+  if (Looped)
+    return PreservedAnalyses::none();
+  PreservedAnalyses Kept;
+  Kept.preserveSet<CFGAnalyses>();
+  return Kept;
 }
 
 } // namespace nvregalloc

@@ -4,9 +4,12 @@
 
 #include "nvregalloc.h"
 
-#include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CommandLine.h"
+
+namespace llvm {
+class ScalarEvolution;
+} // namespace llvm
 
 namespace nvregalloc {
 
