@@ -409,6 +409,26 @@ Offset accessesOnceUnrolled(const AllocaInst &Alloca, uint64_t Bytes,
   return Result;
 }
 
+/// Whether \p Ptr is computed in \p L from loop-invariant values and the
+/// previous iteration's values (header phis) alone, never from anything
+/// the loop reads from memory: a constant stride, or an index no affine
+/// recurrence describes, such as a circular buffer's wrapped one.
+bool computedFromIterations(const Value *Ptr, const Loop &L) {
+  SmallVector<const Value *, 16> Work{Ptr};
+  SmallPtrSet<const Value *, 16> Seen{Ptr};
+  while (!Work.empty()) {
+    const auto *I = dyn_cast<Instruction>(Work.pop_back_val());
+    if (!I || !L.contains(I))
+      continue;
+    if (I->mayReadOrWriteMemory())
+      return false;
+    for (const Value *Op : I->operands())
+      if (Seen.insert(Op).second)
+        Work.push_back(Op);
+  }
+  return true;
+}
+
 class PromoteLocalsLoopsPass : public PassInfoMixin<PromoteLocalsLoopsPass> {
 public:
   PreservedAnalyses run(Loop &L, LoopAnalysisManager &,
@@ -419,9 +439,13 @@ public:
     // The arrays the loop addresses at an offset that varies in it. With a
     // constant trip count: those that unrolling makes scalars (the others,
     // kept in memory whatever the loop does, only for the remark). Without
-    // one: those it steps through by a constant stride in its own blocks
-    // (not an inner loop's), whose accesses runtime unrolling and
-    // vectorizing would copy; a data-dependent index has nothing to keep.
+    // one: those it addresses in its own blocks (not an inner loop's) at an
+    // offset computed from the previous iteration's alone, a constant
+    // stride or a wrapped index, each copy of which runtime unrolling,
+    // vectorizing or ptxas's own unrolling makes another local access.
+    // Not an offset read from memory: a lookup in a table, often on a path
+    // seldom taken (libdevice's sine reduction inside geodesic's and mriQ's
+    // main loops), for which keeping the whole loop rolled is a blind trade.
     bool Constant = AR.SE.getSmallConstantTripCount(&L) != 0;
     SmallPtrSet<AllocaInst *, 4> Arrays, Judged;
     uint64_t Largest = 0, LargestKept = 0;
@@ -450,11 +474,15 @@ public:
             }
             continue;
           }
+          if (AR.LI.getLoopFor(BB) != &L)
+            continue;
           const auto *Rec = dyn_cast<SCEVAddRecExpr>(At);
-          if (AR.LI.getLoopFor(BB) == &L && Rec && Rec->getLoop() == &L &&
-              isa<SCEVConstant>(Rec->getStepRecurrence(AR.SE))) {
+          bool Stride = Rec && Rec->getLoop() == &L &&
+                        isa<SCEVConstant>(Rec->getStepRecurrence(AR.SE));
+          if (Stride || computedFromIterations(Ptr, L)) {
             Arrays.insert(Alloca);
             Largest = std::max(Largest, Bytes);
+            DataDependent |= !Stride;
           }
         }
     // Only arrays that stay in memory whatever this loop does: the remark
@@ -472,10 +500,13 @@ public:
     // instructions: ", what the unroll remarks begin with.
     auto Described = [&](auto Remark) {
       Remark << "function " << F.getName() << ": loop over a "
-             << ore::NV("ArrayBytes", Largest) << "-byte local array, "
-             << ore::NV("TripCount", Facts.trip_count) << " iterations of "
-             << ore::NV("IterationInsts", Facts.body_insts)
-             << " instructions: ";
+             << ore::NV("ArrayBytes", Largest) << "-byte local array, ";
+      if (Facts.trip_count == 0)
+        Remark << "a trip count that is not a constant: ";
+      else
+        Remark << ore::NV("TripCount", Facts.trip_count) << " iterations of "
+               << ore::NV("IterationInsts", Facts.body_insts)
+               << " instructions: ";
       return Remark;
     };
     if (OnlyKept && Verdict == NVRA_LOOP_FULL_UNROLL) {
@@ -535,6 +566,9 @@ public:
           : Verdict == NVRA_LOOP_DYNAMIC_INDEX
               ? "array indexed by data, too big for ptxas to keep in "
                 "registers"
+          : Verdict == NVRA_LOOP_SMALL_DYNAMIC_INDEX
+              ? "a small array at an index no unrolling makes constant: it "
+                "may yet become registers"
               : "too big once unrolled")
           << ")");
       return PreservedAnalyses::all();

@@ -291,6 +291,7 @@ pub unsafe extern "C" fn nvra_judge_local_loop(
             promote::LoopVerdict::ArrayTooBig => NVRA_LOOP_ARRAY_TOO_BIG,
             promote::LoopVerdict::UnrolledTooBig => NVRA_LOOP_UNROLLED_TOO_BIG,
             promote::LoopVerdict::DynamicIndex => NVRA_LOOP_DYNAMIC_INDEX,
+            promote::LoopVerdict::SmallDynamicIndex => NVRA_LOOP_SMALL_DYNAMIC_INDEX,
         }
     }));
     verdict.unwrap_or(NVRA_LOOP_TOO_MANY_TRIPS)

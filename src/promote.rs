@@ -55,7 +55,10 @@ pub struct LocalLoop {
     pub body_insts: u32,
     /// The largest local array the loop addresses so, in bytes.
     pub array_bytes: u64,
-    /// Such an array is also indexed by data somewhere.
+    /// With a constant trip count: such an array is also indexed by data
+    /// somewhere. Without one: the loop addresses such an array at an index
+    /// that no unrolling steps by a constant (a circular buffer's wrapped
+    /// index, say), not only at a constant stride.
     pub dynamic_index: bool,
 }
 
@@ -74,16 +77,23 @@ pub enum LoopVerdict {
     ArrayTooBig,
     UnrolledTooBig,
     DynamicIndex,
+    /// A runtime trip count and a small array at an index no unrolling
+    /// makes constant: promote-locals-select or ptxas may yet keep it in
+    /// registers, and a loop kept rolled would then buy nothing.
+    SmallDynamicIndex,
 }
 
 /// What to do with one loop over a local array.
 pub fn judge_loop(l: &LocalLoop, limits: &Limits) -> LoopVerdict {
-    let Some(trips) = l.trip_count else { return LoopVerdict::KeepWide };
+    let small = l.array_bytes <= u64::from(limits.max_dynamic_array_bytes);
+    let Some(trips) = l.trip_count else {
+        return if l.dynamic_index && small { LoopVerdict::SmallDynamicIndex } else { LoopVerdict::KeepWide };
+    };
     if trips > limits.max_trip_count {
         LoopVerdict::TooManyTrips
     } else if l.array_bytes > limits.max_array_bytes {
         LoopVerdict::ArrayTooBig
-    } else if l.dynamic_index && l.array_bytes > u64::from(limits.max_dynamic_array_bytes) {
+    } else if l.dynamic_index && !small {
         LoopVerdict::DynamicIndex
     } else if u64::from(trips) * u64::from(l.body_insts) > u64::from(limits.max_unrolled_insts) {
         LoopVerdict::UnrolledTooBig
@@ -311,6 +321,12 @@ mod tests {
     #[test]
     fn runtime_trip_counts_keep_accesses_wide() {
         assert_eq!(judge_loop(&lp(None, 10, 1 << 20), &LIMITS), LoopVerdict::KeepWide);
+        assert_eq!(judge_loop(&lp(None, 10, 16), &LIMITS), LoopVerdict::KeepWide);
+        // A circular buffer's wrapped index: kept rolled when the array must
+        // stay in memory, left alone while it may become registers.
+        let wrapped = |bytes| LocalLoop { dynamic_index: true, ..lp(None, 40, bytes) };
+        assert_eq!(judge_loop(&wrapped(76), &LIMITS), LoopVerdict::KeepWide);
+        assert_eq!(judge_loop(&wrapped(64), &LIMITS), LoopVerdict::SmallDynamicIndex);
     }
 
     #[test]

@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bump on any change to a struct below or to the meaning of a field. */
-#define NVRA_ABI_VERSION 26u
+#define NVRA_ABI_VERSION 27u
 
 /* Sentinel for "no register" / "no tie" in 32-bit index fields. */
 #define NVRA_NONE 0xffffffffu
@@ -364,7 +364,9 @@ typedef struct NvraLocalLoop {
   uint32_t body_insts;  /* IR instructions of one iteration, inner loops with
                            constant trip counts counted that many times */
   uint64_t array_bytes; /* the largest local array it addresses so */
-  uint32_t dynamic_index; /* bool: such an array is also indexed by data */
+  uint32_t dynamic_index; /* bool: such an array is also indexed by data;
+                             with no constant trip count: addressed at an
+                             index no unrolling steps by a constant */
   uint32_t reserved;
 } NvraLocalLoop;
 
@@ -379,6 +381,10 @@ typedef enum NvraLoopVerdict {
   NVRA_LOOP_UNROLLED_TOO_BIG = 4,
   NVRA_LOOP_DYNAMIC_INDEX = 5,   /* the array is indexed by data and too big
                                     for ptxas to keep in registers */
+  NVRA_LOOP_SMALL_DYNAMIC_INDEX = 6, /* runtime trip count, a small array at
+                                        an index no unrolling makes
+                                        constant: it may yet become
+                                        registers */
 } NvraLoopVerdict;
 
 /* NvraLoopVerdict for the loop; NVRA_LOOP_TOO_MANY_TRIPS on a panic or a

@@ -2,9 +2,9 @@
 // whose offsets vary stays in local memory (a PTX __local_depot, LDL/STL in
 // SASS) where nvcc keeps it in registers. Each kernel below is one pattern
 // behind that; each keeps its depot with the pass off (STOCK) and has none
-// with it, but the runtime-bounded array, which only keeps its accesses as
-// wide as the source has them, and printf's buffer, which stays in memory
-// with wider accesses.
+// with it, but the runtime-bounded array and the circular buffer, which
+// only keep their accesses as few and as wide as the source has them, and
+// printf's buffer, which stays in memory with wider accesses.
 // REQUIRES: cuda
 // RUN: %clang_cuda -fpass-plugin=%plugin -S %s -o - -Rpass=nvregalloc-promote -Rpass-missed=nvregalloc-promote \
 // RUN:   2>%t.remarks | FileCheck %s
@@ -158,4 +158,66 @@ __global__ void print_three(int n, const double *v) {
   int t = threadIdx.x;
   if (v[t] > n)
     printf("%d %f %f %f\n", t, v[t], v[t + 1], v[t + 2]);
+}
+
+// 8. A circular buffer walked by a wrapped index in a loop with a runtime
+// trip count (a Mersenne twister's state): no affine recurrence describes
+// the index, but like a constant stride it is computed from the previous
+// iteration alone, and each copy unrolling makes of its accesses is another
+// local access. The loop keeps its three loads and its store once, and
+// ptxas is told not to unroll it; without the pass LLVM unrolls it at run
+// time (and ptxas unrolls what is left its own way).
+// CHECK-LABEL: .entry _Z4ringPKjPji(
+// CHECK:       .pragma "nounroll";
+// CHECK-COUNT-3: ld.local.b32
+// CHECK-NOT:   ld.local
+// CHECK:       st.local.b32
+// CHECK-NOT:   st.local
+// CHECK:       ret;
+// STOCK-LABEL: .entry _Z4ringPKjPji(
+// STOCK-NOT:   .pragma "nounroll";
+// STOCK-COUNT-6: ld.local.b32
+// STOCK:       ret;
+// REMARK-DAG:  promote-locals.cu:[[@LINE+8]]:3: remark: function _Z4ringPKjPji: loop over a local array with a trip count that is not a constant: left rolled, one access per iteration (no unrolling or vectorizing)
+__global__ void ring(const unsigned *seed, unsigned *out, int n) {
+  unsigned state[19];
+  int t = threadIdx.x;
+  state[0] = seed[t];
+  for (int i = 1; i < 19; ++i)
+    state[i] = 1812433253u * (state[i - 1] ^ (state[i - 1] >> 30)) + i;
+  int at = 0;
+  for (int i = 0; i < n; ++i) {
+    int next = at + 1 == 19 ? 0 : at + 1;
+    int far = at + 9 >= 19 ? at - 10 : at + 9;
+    unsigned x = state[far] ^ ((state[at] & 0x80000000u) | (state[next] & 0x7fffffffu)) >> 1;
+    state[at] = x;
+    at = next;
+    out[t + i * 256] = x ^ (x >> 11);
+  }
+}
+
+// 9. The same with a buffer small enough to become registers (7 words):
+// promote-locals-select makes it scalars, and a loop kept rolled would buy
+// nothing but lost unrolling.
+// CHECK-LABEL: .entry _Z10small_ringPKjPji(
+// CHECK-NOT:   __local_depot
+// CHECK-NOT:   .pragma "nounroll";
+// CHECK:       ret;
+// STOCK-LABEL: .entry _Z10small_ringPKjPji(
+// STOCK:       __local_depot
+// REMARK-DAG:  promote-locals.cu:[[@LINE+8]]:3: remark: function _Z10small_ringPKjPji: loop over a 28-byte local array, a trip count that is not a constant: left to LLVM (a small array at an index no unrolling makes constant: it may yet become registers)
+__global__ void small_ring(const unsigned *seed, unsigned *out, int n) {
+  unsigned state[7];
+  int t = threadIdx.x;
+  state[0] = seed[t];
+  for (int i = 1; i < 7; ++i)
+    state[i] = 1812433253u * (state[i - 1] ^ (state[i - 1] >> 30)) + i;
+  int at = 0;
+  for (int i = 0; i < n; ++i) {
+    int next = at + 1 == 7 ? 0 : at + 1;
+    unsigned x = state[at] ^ (state[next] >> 1);
+    state[at] = x;
+    at = next;
+    out[t + i * 256] = x ^ (x >> 11);
+  }
 }
