@@ -524,15 +524,23 @@ impl Generator<'_> {
             // In a loop of a run-time trip count (0 to 15), which stays a
             // loop: where promote-locals-select acts.
             let bound = self.bin(LLVMOpcode::LLVMAnd, self.params[3], self.i32c(15));
-            self.loop_to(bound, |g, _| g.local_array_access(array, depth));
+            self.loop_to(bound, |g, i| g.local_array_access(array, depth, Some(i)));
         } else {
-            self.local_array_access(array, depth);
+            self.local_array_access(array, depth, None);
         }
     }
 
-    /// One store into, or load from, `array` at a data-dependent index.
-    unsafe fn local_array_access(&mut self, array: LLVMValueRef, depth: u32) {
-        let index = self.expr(Ty::I32, 1);
+    /// One store into, or load from, `array` at a data-dependent index, or,
+    /// in a loop, at times at a wrapped index computed from its counter
+    /// alone (a circular buffer's, which promote-locals-loops judges).
+    unsafe fn local_array_access(&mut self, array: LLVMValueRef, depth: u32, counter: Option<LLVMValueRef>) {
+        let index = match counter {
+            Some(i) if self.choices.chance(3) => {
+                let shift = i64::from(self.choices.below(8));
+                self.bin(LLVMOpcode::LLVMAdd, i, self.i32c(shift))
+            }
+            _ => self.expr(Ty::I32, 1),
+        };
         let index = self.bin(LLVMOpcode::LLVMAnd, index, self.i32c(7));
         let offset = self.bin(LLVMOpcode::LLVMShl, index, self.i32c(2));
         let offset = self.cast(LLVMOpcode::LLVMZExt, offset, self.int(64));
