@@ -449,7 +449,9 @@ public:
     bool Constant = AR.SE.getSmallConstantTripCount(&L) != 0;
     SmallPtrSet<AllocaInst *, 4> Arrays, Judged;
     uint64_t Largest = 0, LargestKept = 0;
-    bool DataDependent = false;
+    // Indexed by data (constant trip count), or only at wrapped indexes
+    // (runtime: no array it steps through by a constant stride).
+    bool DataDependent = false, Strided = false;
     for (BasicBlock *BB : L.blocks())
       for (const Instruction &I : *BB)
         for (const Value *Ptr : addresses(I)) {
@@ -482,7 +484,8 @@ public:
           if (Stride || computedFromIterations(Ptr, L)) {
             Arrays.insert(Alloca);
             Largest = std::max(Largest, Bytes);
-            DataDependent |= !Stride;
+            Strided |= Stride;
+            DataDependent = !Strided;
           }
         }
     // Only arrays that stay in memory whatever this loop does: the remark

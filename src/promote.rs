@@ -56,9 +56,9 @@ pub struct LocalLoop {
     /// The largest local array the loop addresses so, in bytes.
     pub array_bytes: u64,
     /// With a constant trip count: such an array is also indexed by data
-    /// somewhere. Without one: the loop addresses such an array at an index
+    /// somewhere. Without one: the loop addresses its arrays only at indexes
     /// that no unrolling steps by a constant (a circular buffer's wrapped
-    /// index, say), not only at a constant stride.
+    /// index, say), none at a constant stride.
     pub dynamic_index: bool,
 }
 

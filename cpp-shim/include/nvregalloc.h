@@ -365,8 +365,8 @@ typedef struct NvraLocalLoop {
                            constant trip counts counted that many times */
   uint64_t array_bytes; /* the largest local array it addresses so */
   uint32_t dynamic_index; /* bool: such an array is also indexed by data;
-                             with no constant trip count: addressed at an
-                             index no unrolling steps by a constant */
+                             with no constant trip count: addressed only
+                             at indexes no unrolling steps by a constant */
   uint32_t reserved;
 } NvraLocalLoop;
 
