@@ -99,7 +99,8 @@ static cl::opt<unsigned> MaxDynamicArrayBytes(
     "nvregalloc-promote-max-dynamic-array-bytes",
     cl::desc("... or, for an array also indexed by data, of at most this "
              "many bytes, which nvregalloc-promote-locals-select then makes "
-             "scalars"),
+             "scalars (a runtime loop over one this small at a wrapped "
+             "index is not kept rolled)"),
     cl::init(NVRA_PROMOTE_DEFAULT_MAX_DYNAMIC_ARRAY_BYTES));
 static ShowDefault MaxDynamicArrayBytesDefault(MaxDynamicArrayBytes);
 

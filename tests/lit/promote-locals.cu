@@ -16,6 +16,9 @@
 // The limits are options: with at most 8 iterations the first two loops stay rolled.
 // RUN: %clang_cuda -fpass-plugin=%plugin -mllvm -nvregalloc-promote-max-trip-count=8 -S %s -o - \
 // RUN:   -Rpass-missed=nvregalloc-promote 2>&1 >/dev/null | FileCheck %s --check-prefix=TRIPS
+// With at most 16 bytes for a small array, the 7-word ring's loop is kept rolled.
+// RUN: %clang_cuda -fpass-plugin=%plugin -mllvm -nvregalloc-promote-max-dynamic-array-bytes=16 -S %s -o - \
+// RUN:   | FileCheck %s --check-prefix=SMALL
 
 // 1. A loop of 16 iterations indexes the array by its induction variable;
 // its body is over the full unroller's threshold, so it stays rolled.
@@ -205,6 +208,9 @@ __global__ void ring(const unsigned *seed, unsigned *out, int n) {
 // CHECK:       ret;
 // STOCK-LABEL: .entry _Z10small_ringPKjPji(
 // STOCK:       __local_depot
+// SMALL-LABEL: .entry _Z10small_ringPKjPji(
+// SMALL:       __local_depot
+// SMALL:       .pragma "nounroll";
 // REMARK-DAG:  promote-locals.cu:[[@LINE+8]]:3: remark: function _Z10small_ringPKjPji: loop over a 28-byte local array, a trip count that is not a constant: left to LLVM (a small array at an index no unrolling makes constant: it may yet become registers)
 __global__ void small_ring(const unsigned *seed, unsigned *out, int n) {
   unsigned state[7];
