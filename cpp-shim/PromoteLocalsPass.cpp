@@ -450,8 +450,6 @@ public:
     bool Constant = AR.SE.getSmallConstantTripCount(&L) != 0;
     SmallPtrSet<AllocaInst *, 4> Arrays, Judged;
     uint64_t Largest = 0, LargestKept = 0;
-    // Indexed by data (constant trip count), or only at wrapped indexes
-    // (runtime: no array it steps through by a constant stride).
     bool DataDependent = false, Strided = false;
     for (BasicBlock *BB : L.blocks())
       for (const Instruction &I : *BB)
@@ -486,9 +484,12 @@ public:
             Arrays.insert(Alloca);
             Largest = std::max(Largest, Bytes);
             Strided |= Stride;
-            DataDependent = !Strided;
           }
         }
+    // Without a constant trip count, what the core calls indexed by data:
+    // every array kept rolled for is at a wrapped index, none at a stride.
+    if (!Constant)
+      DataDependent = !Strided;
     // Only arrays that stay in memory whatever this loop does: the remark
     // says why, the loop's own limits first.
     bool OnlyKept = Arrays.empty();
