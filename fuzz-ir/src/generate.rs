@@ -101,6 +101,11 @@ impl Ty {
         matches!(self, Ty::F16 | Ty::BF16 | Ty::F32 | Ty::F64)
     }
 
+    /// A float or a vector of them.
+    fn holds_floats(self) -> bool {
+        self.is_float() || matches!(self, Ty::V2F16 | Ty::V4F32)
+    }
+
     /// Bytes in memory (an i1 takes one).
     fn bytes(self) -> u32 {
         self.bits().div_ceil(8)
@@ -155,8 +160,15 @@ pub struct Generator<'a> {
 
 const NO_NAME: *const libc::c_char = c"".as_ptr();
 
-/// Generates one kernel module in `context`.
-pub fn generate<'ctx>(context: &'ctx Context, choices: &mut Choices) -> Module<'ctx> {
+/// What the kernel stores for each thread in `out`: variable k's final value,
+/// of type `types[k]`, at byte `k * 16` of the thread's `OUT_BYTES`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Outputs {
+    pub types: Vec<Ty>,
+}
+
+/// Generates one kernel module in `context`, and what it stores.
+pub fn generate<'ctx>(context: &'ctx Context, choices: &mut Choices) -> (Module<'ctx>, Outputs) {
     let module = context.create_module("fuzz");
     module.set_triple(&inkwell::targets::TargetTriple::create("nvptx64-nvidia-cuda"));
     let (ctx, m) = (context.raw(), module.as_mut_ptr());
@@ -181,8 +193,9 @@ pub fn generate<'ctx>(context: &'ctx Context, choices: &mut Choices) -> Module<'
         };
         g.kernel();
         LLVMDisposeBuilder(b);
+        let outputs = Outputs { types: g.vars.iter().map(|v| v.ty).collect() };
+        (module, outputs)
     }
-    module
 }
 
 impl Generator<'_> {
@@ -972,7 +985,12 @@ impl Generator<'_> {
             return self.call(name, &[self.llvm_ty(to), self.llvm_ty(from)], &mut [v]);
         }
         let (fb, tb) = (from.bits(), to.bits());
-        let as_int = if from.is_int() { v } else { self.cast(LLVMOpcode::LLVMBitCast, v, self.int(fb)) };
+        let as_int = if from.is_int() {
+            v
+        } else {
+            let v = if from.holds_floats() { self.one_nan(v, from) } else { v };
+            self.cast(LLVMOpcode::LLVMBitCast, v, self.int(fb))
+        };
         let resized = if fb == tb {
             as_int
         } else if fb > tb {
@@ -986,6 +1004,23 @@ impl Generator<'_> {
         } else {
             self.cast(LLVMOpcode::LLVMBitCast, resized, self.llvm_ty(to))
         }
+    }
+
+    /// `v`, of float type `ty`, with each NaN made one NaN. LLVM promises no
+    /// NaN's bits (constant folding makes its own, the GPU others), so the
+    /// bits of a computed NaN read as an integer would differ between two
+    /// correct builds; its bits are kept where they are a float's.
+    unsafe fn one_nan(&mut self, v: LLVMValueRef, ty: Ty) -> LLVMValueRef {
+        let (lanes, elem) = match ty {
+            Ty::V2F16 => (2, Ty::F16),
+            Ty::V4F32 => (4, Ty::F32),
+            _ => (1, ty),
+        };
+        let mut nans: Vec<LLVMValueRef> =
+            (0..lanes).map(|_| LLVMConstReal(self.llvm_ty(elem), f64::NAN)).collect();
+        let nan = if lanes == 1 { nans[0] } else { LLVMConstVector(nans.as_mut_ptr(), lanes) };
+        let is_nan = LLVMBuildFCmp(self.b, LLVMRealPredicate::LLVMRealUNO, v, v, NO_NAME);
+        LLVMBuildSelect(self.b, is_nan, nan, v, NO_NAME)
     }
 
     unsafe fn predicate(&mut self, d: u32) -> LLVMValueRef {
@@ -1129,7 +1164,7 @@ mod tests {
 
     fn kernel_ir(choices: &mut Choices) -> String {
         let context = Context::create();
-        let module = generate(&context, choices);
+        let (module, _) = generate(&context, choices);
         module.verify().unwrap_or_else(|e| panic!("invalid IR: {e}\n{}", module.print_to_string()));
         module.print_to_string().to_string()
     }

@@ -7,6 +7,7 @@
 pub mod choices;
 pub mod compile;
 pub mod generate;
+pub mod nan;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -20,7 +21,8 @@ use ptxsim::{Arg, Launch};
 
 use crate::choices::Choices;
 use crate::compile::{compile, target_machine};
-use crate::generate::{generate, ACC_BYTES, IN_BYTES, KERNEL, N, OUT_BYTES, THREADS};
+use crate::generate::{generate, Outputs, ACC_BYTES, IN_BYTES, KERNEL, N, OUT_BYTES, THREADS};
+use crate::nan::canonical_nans;
 
 /// Where the outside tools are.
 pub struct Tools {
@@ -123,7 +125,7 @@ fn middle_end_module<'ctx>(
 /// The kernel a tape describes, optimized by LLVM's O2 pipeline (as clang's
 /// output is before llc sees it).
 pub fn build_module<'ctx>(context: &'ctx Context, tape: &[u32]) -> Result<Module<'ctx>, String> {
-    let module = generate(context, &mut Choices::replay(tape.to_vec()));
+    let (module, _) = generate(context, &mut Choices::replay(tape.to_vec()));
     module
         .verify()
         .map_err(|e| format!("the generator made invalid IR: {e}\n{}", module.print_to_string()))?;
@@ -148,6 +150,9 @@ fn ptxas(tools: &Tools, ptx: &str, scratch: &Path) -> Result<(), String> {
         Err(String::from_utf8_lossy(&out.stderr).lines().take(6).collect::<Vec<_>>().join("\n"))
     }
 }
+
+/// `out`'s place among the kernel's arguments (`launch_args`).
+const OUT_BUFFER: usize = 1;
 
 /// The inputs every run gets: the same for every build of a program.
 fn launch_args() -> (Vec<Arg>, Launch) {
@@ -181,13 +186,44 @@ fn simulate(ptx: &str, plugin_build: bool, register_fill: u64) -> Result<ptxsim:
     ptxsim::run(&module, KERNEL, &args, &launch)
 }
 
+/// A verdict that counts NaN for NaN apart: `Verdict::Same` and
+/// "nan-payload" where the plugin's build differs from stock's only in the
+/// bits of NaNs it stores where stock stores NaNs too (`nan`); else
+/// `judge`'s verdict and its kind.
+fn judge_outputs(
+    stock: &Result<ptxsim::Outcome, ptxsim::Error>,
+    stock_refilled: &Result<ptxsim::Outcome, ptxsim::Error>,
+    plugin: &Result<ptxsim::Outcome, ptxsim::Error>,
+    outputs: &Outputs,
+) -> (Verdict, &'static str) {
+    let verdict = judge(stock, stock_refilled, plugin);
+    let (Verdict::Differ(_), Ok(a), Ok(refilled), Ok(b)) = (&verdict, stock, stock_refilled, plugin) else {
+        let kind = verdict.kind();
+        return (verdict, kind);
+    };
+    let canonical = |outcome: &ptxsim::Outcome| {
+        let mut outcome = outcome.clone();
+        if let Some(out) = outcome.buffers.get_mut(OUT_BUFFER) {
+            *out = canonical_nans(out, outputs).0;
+        }
+        Ok(outcome)
+    };
+    match judge(&canonical(a), &canonical(refilled), &canonical(b)) {
+        Verdict::Same => (Verdict::Same, "nan-payload"),
+        _ => {
+            let kind = verdict.kind();
+            (verdict, kind)
+        }
+    }
+}
+
 /// Builds the program of `tape` stock and in each of `modes`, and judges
 /// each build against stock's.
 pub fn check(tools: &Tools, tape: &[u32], modes: &[(&str, &[&str])], scratch: &Path) -> Report {
     let mut report = Report::default();
     let context = Context::create();
-    report.unoptimized_ir =
-        generate(&context, &mut Choices::replay(tape.to_vec())).print_to_string().to_string();
+    let (unoptimized, outputs) = generate(&context, &mut Choices::replay(tape.to_vec()));
+    report.unoptimized_ir = unoptimized.print_to_string().to_string();
     let module = match build_module(&context, tape) {
         Ok(m) => m,
         Err(e) => {
@@ -218,7 +254,7 @@ pub fn check(tools: &Tools, tape: &[u32], modes: &[(&str, &[&str])], scratch: &P
     }
     let stock_run = simulate(&stock, false, 0);
     let stock_refilled = simulate(&stock, false, ptxsim::harness::UNDEFINED_FILL);
-    let mut seen: HashMap<String, Result<Verdict, String>> = HashMap::new();
+    let mut seen: HashMap<String, Result<(Verdict, &'static str), String>> = HashMap::new();
     for &(mode, flags) in modes {
         let built = if mode == MIDDLE_END_MODE.0 {
             middle_end_module(&context, tools, &report.unoptimized_ir, scratch)
@@ -240,10 +276,11 @@ pub fn check(tools: &Tools, tape: &[u32], modes: &[(&str, &[&str])], scratch: &P
         // Modes often agree with each other: each distinct PTX is checked
         // once (ptxas's complaint, or the run's verdict).
         let checked = seen.entry(ptx).or_insert_with_key(|ptx| {
-            ptxas(tools, ptx, scratch).map(|()| judge(&stock_run, &stock_refilled, &simulate(ptx, true, 0)))
+            ptxas(tools, ptx, scratch)
+                .map(|()| judge_outputs(&stock_run, &stock_refilled, &simulate(ptx, true, 0), &outputs))
         });
-        let verdict = match checked {
-            Ok(verdict) => verdict.clone(),
+        let (verdict, kind) = match checked {
+            Ok(judged) => judged.clone(),
             Err(e) => {
                 report.findings.push((mode.to_string(), Finding::Ptxas(e.clone())));
                 continue;
@@ -252,7 +289,37 @@ pub fn check(tools: &Tools, tape: &[u32], modes: &[(&str, &[&str])], scratch: &P
         if let Verdict::Differ(why) = &verdict {
             report.findings.push((mode.to_string(), Finding::Difference(why.clone())));
         }
-        report.verdicts.push((mode.to_string(), verdict.kind()));
+        report.verdicts.push((mode.to_string(), kind));
     }
     report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::Ty;
+
+    /// A run whose `out` holds `half` in each thread's second field and
+    /// `int` in its first.
+    fn run(half: u16, int: u32) -> Result<ptxsim::Outcome, ptxsim::Error> {
+        let mut out = vec![0u8; OUT_BYTES * THREADS as usize];
+        for thread in out.chunks_mut(OUT_BYTES) {
+            thread[..4].copy_from_slice(&int.to_le_bytes());
+            thread[16..18].copy_from_slice(&half.to_le_bytes());
+        }
+        Ok(ptxsim::Outcome { buffers: vec![Vec::new(), out], globals: Vec::new(), ret: Vec::new(), steps: 0 })
+    }
+
+    #[test]
+    fn a_nan_for_a_nan_is_counted_apart_and_a_real_difference_still_differs() {
+        let outputs = Outputs { types: vec![Ty::I32, Ty::F16] };
+        // Seed 7000000's program 84: stock's unfolded code stores the GPU's
+        // NaN, the plugin's folded one LLVM's.
+        let stock = run(0xfe00, 7);
+        let judged = |plugin| judge_outputs(&stock, &stock, &plugin, &outputs);
+        assert_eq!(judged(run(0x7e00, 7)), (Verdict::Same, "nan-payload"));
+        assert_eq!(judged(run(0xfe00, 7)), (Verdict::Same, "same"));
+        assert_eq!(judged(run(0x3c00, 7)).1, "DIFFER");
+        assert_eq!(judged(run(0x7e00, 8)).1, "DIFFER");
+    }
 }

@@ -157,7 +157,7 @@ fn run(args: &Args) -> Result<BTreeMap<String, u64>, String> {
         let tape = {
             let mut choices = Choices::random(program_seed(args.seed, index));
             let context = inkwell::context::Context::create();
-            generate(&context, &mut choices);
+            let _ = generate(&context, &mut choices);
             choices.into_tape()
         };
         let report = check(&tools, &tape, modes, &scratch);
