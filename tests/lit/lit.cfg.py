@@ -51,5 +51,13 @@ if cuda_root:
         ("%tune", "env " + " ".join(f"{k}='{v}'" for k, v in tune_env.items())
          + f" {root}/target/release/nvregalloc-tune")
     )
+    # scripts/gpu-corpus's build half, with the toolchain scripts/env.sh names.
+    gpu_env = {"LLVM_BIN": llvm_bin, "CUDA_ROOT": cuda_root, "PLUGIN": plugin,
+               "NVCC": os.path.join(cuda_root, "bin", "nvcc"), "CUOBJDUMP": tune_env["CUOBJDUMP"],
+               "CLANG_CUDA_FLAGS": os.environ.get("CLANG_CUDA_FLAGS", "")}
+    config.substitutions.append(
+        ("%gpu_corpus", "env " + " ".join(f"{k}='{v}'" for k, v in gpu_env.items())
+         + f" python3 {root}/scripts/gpu-corpus")
+    )
     if os.path.exists(os.path.join(root, ".venv", "bin", "cmake")):
         config.available_features.add("cmake")

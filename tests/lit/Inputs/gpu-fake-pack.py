@@ -1,15 +1,16 @@
 """Writes a scripts/gpu-corpus pack whose 'programs' are shell scripts, so
 that the comparison can be tested without a GPU: every build prints a
 nondeterministic line and a time; 'both' prints stock's result, 'fault' a
-wrong one."""
+wrong one, and 'nvcc' (another compiler, timed but not judged) one of its
+own."""
 import json
 import os
 import sys
 import tarfile
 import tempfile
 
-RESULT = {"stock": "PASS", "both": "PASS", "fault": "FAIL"}
-TIME = {"stock": "2.0", "both": "1.0", "fault": "2.0"}
+RESULT = {"stock": "PASS", "both": "PASS", "fault": "FAIL", "nvcc": "PASS, to 1e-6"}
+TIME = {"stock": "2.0", "both": "1.0", "fault": "2.0", "nvcc": "4.0"}
 
 with tempfile.TemporaryDirectory() as tmp:
     bench = os.path.join(tmp, "gpu", "k")
@@ -20,7 +21,7 @@ with tempfile.TemporaryDirectory() as tmp:
             f.write(f"#!/bin/sh\necho \"args $*\"\necho \"seed $$\"\n"
                     f"echo \"Average kernel execution time: {TIME[build]} (ms)\"\necho {result}\n")
         os.chmod(path, 0o755)
-    manifest = {"modes": ["both", "fault"],
+    manifest = {"modes": ["both", "fault", "nvcc"],
                 "benchmarks": {"k": {"args": ["7"], "builds": {b: b for b in RESULT}}}}
     with open(os.path.join(tmp, "gpu", "manifest.json"), "w") as f:
         json.dump(manifest, f)
