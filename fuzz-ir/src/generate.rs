@@ -41,6 +41,8 @@ pub const KERNEL: &str = "fuzz";
 pub const IN_BYTES: usize = 64;
 pub const OUT_BYTES: usize = 256;
 pub const ACC_BYTES: usize = 128;
+/// Elements of the `table` parameter, an `[N x i32]` passed by value.
+pub const TABLE_ELEMENTS: u32 = 16;
 /// Threads of the one block ptxsim launches: two warps.
 pub const THREADS: u32 = 64;
 /// The `%n` argument: a uniform loop bound.
@@ -155,7 +157,8 @@ pub struct Generator<'a> {
     /// Statements left to generate in the whole kernel.
     budget: u32,
     tid: LLVMValueRef,
-    params: [LLVMValueRef; 4],
+    /// `in`, `out`, `acc`, `n` and `table`.
+    params: [LLVMValueRef; 5],
 }
 
 const NO_NAME: *const libc::c_char = c"".as_ptr();
@@ -189,7 +192,7 @@ pub fn generate<'ctx>(context: &'ctx Context, choices: &mut Choices) -> (Module<
             filler: None,
             budget: 0,
             tid: std::ptr::null_mut(),
-            params: [std::ptr::null_mut(); 4],
+            params: [std::ptr::null_mut(); 5],
         };
         g.kernel();
         LLVMDisposeBuilder(b);
@@ -291,12 +294,17 @@ impl Generator<'_> {
 
     unsafe fn kernel(&mut self) {
         let ptr = self.ptr_ty();
-        let mut params = [ptr, ptr, ptr, self.int(32)];
-        let fty = LLVMFunctionType(LLVMVoidTypeInContext(self.ctx), params.as_mut_ptr(), 4, 0);
+        let mut params = [ptr, ptr, ptr, self.int(32), ptr];
+        let fty = LLVMFunctionType(LLVMVoidTypeInContext(self.ctx), params.as_mut_ptr(), 5, 0);
         let name = CString::new(KERNEL).expect("no NUL");
         self.func = LLVMAddFunction(self.module, name.as_ptr(), fty);
         LLVMSetFunctionCallConv(self.func, llvm_sys::LLVMCallConv::LLVMPTXKernelCallConv as u32);
-        for i in 0..4 {
+        // `table`: a by-value [16 x i32], in the parameter space.
+        let kind = |name: &str| LLVMGetEnumAttributeKindForName(name.as_ptr().cast(), name.len());
+        let table = LLVMArrayType2(self.int(32), u64::from(TABLE_ELEMENTS));
+        LLVMAddAttributeAtIndex(self.func, 5, LLVMCreateTypeAttribute(self.ctx, kind("byval"), table));
+        LLVMAddAttributeAtIndex(self.func, 5, LLVMCreateEnumAttribute(self.ctx, kind("align"), 4));
+        for i in 0..5 {
             self.params[i] = LLVMGetParam(self.func, i as u32);
         }
         self.entry = self.block("entry");
@@ -369,7 +377,7 @@ impl Generator<'_> {
 
     unsafe fn stmt(&mut self, depth: u32, conv: Convergence) {
         let nested = depth < 3;
-        match self.choices.below(16) {
+        match self.choices.below(18) {
             1 if nested => self.if_else(depth),
             2 if nested => self.counted_loop(depth, conv),
             3 if nested => self.switch(depth),
@@ -386,6 +394,8 @@ impl Generator<'_> {
             13 if nested => self.array_loops(depth, conv),
             14 => self.call_with_local_array(depth),
             15 => self.local_fill(depth),
+            16 => self.table_lookup(depth),
+            17 if nested => self.array_nest(depth, conv),
             _ => {
                 let k = self.any_var();
                 self.assign(k, 2);
@@ -640,6 +650,104 @@ impl Generator<'_> {
             let back = g.bin(LLVMOpcode::LLVMSub, g.i32c(i64::from(trips) - 1), i);
             let element = g.load(g.int(32), g.element(array, back));
             let sum = g.bin(LLVMOpcode::LLVMAdd, g.load(g.int(32), slot), element);
+            g.store(sum, slot);
+        });
+    }
+
+    /// A read of the by-value `table` at indexes that vary, as clang makes
+    /// one for a kernel that passes its by-value parameter on to a device
+    /// function: a local copy of the whole parameter (a memcpy), read by a
+    /// loop of a constant trip count at its counter, at times shifted by
+    /// data, or once at a data-dependent index; at times the copy is written
+    /// first (then it must stay a copy), at times the parameter is read in
+    /// place. What nvregalloc-promote-locals-param reads from the parameter.
+    unsafe fn table_lookup(&mut self, depth: u32) {
+        let Some(k) = self.var_of(Ty::I32) else { return };
+        let table = self.params[4];
+        let ty = LLVMArrayType2(self.int(32), u64::from(TABLE_ELEMENTS));
+        let source = if self.choices.chance(4) {
+            table
+        } else {
+            let copy = self.entry_alloca(ty);
+            let bytes = LLVMConstInt(self.int(64), u64::from(TABLE_ELEMENTS) * 4, 0);
+            LLVMBuildMemCpy(self.b, copy, 4, table, 4, bytes);
+            if self.choices.chance(4) {
+                let at = self.expr(Ty::I32, 1);
+                let at = self.wrapped(at, TABLE_ELEMENTS);
+                let v = self.expr(Ty::I32, depth.min(2));
+                self.store(v, self.element(copy, at));
+            }
+            copy
+        };
+        let slot = self.vars[k].slot;
+        if self.choices.chance(3) {
+            let at = self.expr(Ty::I32, 1);
+            let at = self.wrapped(at, TABLE_ELEMENTS);
+            let v = self.load(self.int(32), self.element(source, at));
+            self.store(v, slot);
+            return;
+        }
+        let trips = 2 + self.choices.below(TABLE_ELEMENTS - 1);
+        let shift = if self.choices.chance(2) { Some(self.expr(Ty::I32, 1)) } else { None };
+        self.constant_loop(trips, |g, i| {
+            let at = match shift {
+                Some(d) => g.wrapped(g.bin(LLVMOpcode::LLVMAdd, i, d), TABLE_ELEMENTS),
+                None => i,
+            };
+            let element = g.load(g.int(32), g.element(source, at));
+            let sum = g.bin(LLVMOpcode::LLVMXor, g.load(g.int(32), slot), element);
+            g.store(sum, slot);
+        });
+    }
+
+    /// `v` within `0 .. n`, `n` a power of two.
+    unsafe fn wrapped(&self, v: LLVMValueRef, n: u32) -> LLVMValueRef {
+        self.bin(LLVMOpcode::LLVMAnd, v, self.i32c(i64::from(n - 1)))
+    }
+
+    /// A loop nest over a fresh local `[8 x i32]`, filled by a loop at its
+    /// counter: an outer loop of a constant trip count around an inner one
+    /// over the array, its offsets stepped by the inner counter alone (the
+    /// outer loop then needs no unrolling for it), at times by both, and at
+    /// times an access in the outer loop at its own counter or at a
+    /// data-dependent index. What nvregalloc-promote-locals-loops plans
+    /// per array.
+    unsafe fn array_nest(&mut self, depth: u32, conv: Convergence) {
+        let Some(k) = self.var_of(Ty::I32) else { return };
+        let array = self.entry_alloca(LLVMArrayType2(self.int(32), 8));
+        let d = depth.min(2);
+        self.constant_loop(8, |g, i| {
+            let v = g.expr(Ty::I32, d);
+            g.store(v, g.element(array, i));
+        });
+        let slot = self.vars[k].slot;
+        let outer = 2 + self.choices.below(5);
+        let both = self.choices.chance(3);
+        let writes = self.choices.chance(2);
+        let outer_access = self.choices.below(3);
+        let more = self.choices.below(2);
+        self.constant_loop(outer, |g, o| {
+            g.stmts(more, depth + 1, conv);
+            g.constant_loop(8, |g, i| {
+                let at = if both { g.wrapped(g.bin(LLVMOpcode::LLVMAdd, i, o), 8) } else { i };
+                let element = g.load(g.int(32), g.element(array, at));
+                let sum = g.bin(LLVMOpcode::LLVMAdd, g.load(g.int(32), slot), element);
+                g.store(sum, slot);
+                if writes {
+                    let v = g.bin(LLVMOpcode::LLVMXor, element, o);
+                    g.store(v, g.element(array, i));
+                }
+            });
+            let at = match outer_access {
+                0 => return,
+                1 => g.wrapped(o, 8),
+                _ => {
+                    let x = g.expr(Ty::I32, 1);
+                    g.wrapped(x, 8)
+                }
+            };
+            let v = g.load(g.int(32), g.element(array, at));
+            let sum = g.bin(LLVMOpcode::LLVMSub, g.load(g.int(32), slot), v);
             g.store(sum, slot);
         });
     }
@@ -1181,7 +1289,10 @@ mod tests {
     #[test]
     fn the_empty_tape_is_a_small_kernel() {
         let ir = kernel_ir(&mut Choices::replay(Vec::new()));
-        assert!(ir.contains("define ptx_kernel void @fuzz(ptr %0, ptr %1, ptr %2, i32 %3)"), "{ir}");
+        assert!(
+            ir.contains("define ptx_kernel void @fuzz(ptr %0, ptr %1, ptr %2, i32 %3, ptr byval([16 x i32]) align 4 %4)"),
+            "{ir}"
+        );
         assert!(ir.lines().count() < 60, "{ir}");
     }
 

@@ -21,7 +21,9 @@ use ptxsim::{Arg, Launch};
 
 use crate::choices::Choices;
 use crate::compile::{compile, target_machine};
-use crate::generate::{generate, Outputs, ACC_BYTES, IN_BYTES, KERNEL, N, OUT_BYTES, THREADS};
+use crate::generate::{
+    generate, Outputs, ACC_BYTES, IN_BYTES, KERNEL, N, OUT_BYTES, TABLE_ELEMENTS, THREADS,
+};
 use crate::nan::canonical_nans;
 
 /// Where the outside tools are.
@@ -163,6 +165,7 @@ fn launch_args() -> (Vec<Arg>, Launch) {
         Arg::Buffer(vec![0; OUT_BYTES * THREADS as usize]),
         Arg::Buffer(vec![0; ACC_BYTES]),
         Arg::Scalar(N.to_le_bytes().to_vec()),
+        Arg::Scalar((0..TABLE_ELEMENTS * 4).map(|_| rng.next_u64() as u8).collect()),
     ];
     let launch = Launch {
         grid: [1, 1, 1],
