@@ -165,15 +165,22 @@ pub fn device_gpus(clang: &Path, args: &[String]) -> Result<Vec<String>, String>
         .map_err(|e| format!("cannot run {}: {e}", clang.display()))?;
     let plan = String::from_utf8_lossy(&out.stderr);
     let mut gpus = Vec::new();
-    for line in plan.lines().filter(|l| l.contains("\"-cc1\"") && l.contains("nvptx")) {
-        let words: Vec<&str> = line.split_whitespace().map(|w| w.trim_matches('"')).collect();
-        if let Some(cpu) = words.windows(2).find(|w| w[0] == "-target-cpu").map(|w| w[1].to_owned()) {
-            if !gpus.contains(&cpu) {
-                gpus.push(cpu);
-            }
+    for cpu in plan.lines().filter_map(device_cpu) {
+        if !gpus.contains(&cpu) {
+            gpus.push(cpu);
         }
     }
     Ok(gpus)
+}
+
+/// The GPU of a line of the driver's plan, if it is a device compile: a
+/// `-cc1` line whose `-triple` is NVPTX's. The host's `-cc1` line names
+/// NVPTX too, as its `-aux-triple`, and its `-target-cpu` is the host's.
+fn device_cpu(line: &str) -> Option<String> {
+    let words: Vec<&str> = line.split_whitespace().map(|w| w.trim_matches('"')).collect();
+    let value = |flag: &str| words.windows(2).find(|w| w[0] == flag).map(|w| w[1]);
+    let device = words.contains(&"-cc1") && value("-triple").is_some_and(|t| t.starts_with("nvptx"));
+    device.then(|| value("-target-cpu")).flatten().map(str::to_owned)
 }
 
 /// `args` without what names outputs (-o, dependency files): the derived
@@ -510,6 +517,15 @@ mod tests {
         assert!(final_build
             .join(" ")
             .starts_with("-O3 -I inc --offload-arch=sm_80,sm_90 -MD -MF a.d -c a.cu -o a.o -fpass-plugin"));
+    }
+
+    #[test]
+    fn only_a_device_cc1_line_names_a_gpu() {
+        let device = r#" "/usr/bin/clang-22" "-cc1" "-triple" "nvptx64-nvidia-cuda" "-aux-triple" "x86_64-pc-linux-gnu" "-target-cpu" "sm_90" "-x" "cuda" "k.cu""#;
+        let host = r#" "/usr/bin/clang-22" "-cc1" "-triple" "x86_64-pc-linux-gnu" "-aux-triple" "nvptx64-nvidia-cuda" "-target-cpu" "x86-64" "-x" "cuda" "k.cu""#;
+        assert_eq!(device_cpu(device), Some("sm_90".to_owned()));
+        assert_eq!(device_cpu(host), None);
+        assert_eq!(device_cpu(r#" "/usr/bin/ld" "-m" "elf_x86_64" "k.o""#), None);
     }
 
     #[test]
