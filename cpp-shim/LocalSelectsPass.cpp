@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Passes.h"
+#include "PointerUses.h"
 #include "RustBridge.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -77,7 +78,6 @@ std::optional<LocalUses> usesOf(AllocaInst &Alloca, uint64_t Bytes,
                                 ScalarEvolution &SE) {
   const DataLayout &DL = Alloca.getDataLayout();
   LocalUses Uses;
-  SmallVector<Value *, 8> Work{&Alloca};
   SmallPtrSet<Value *, 8> Seen{&Alloca};
   auto Access = [&](Instruction &I, Value *Ptr, Type *Ty) {
     if (Uses.Element && Uses.Element != Ty)
@@ -97,41 +97,37 @@ std::optional<LocalUses> usesOf(AllocaInst &Alloca, uint64_t Bytes,
     return Offset.isNonNegative() && Offset.getZExtValue() % Size == 0 &&
            Offset.getZExtValue() + Size <= Bytes;
   };
-  while (!Work.empty()) {
-    Value *Ptr = Work.pop_back_val();
-    for (User *U : Ptr->users()) {
-      auto *I = cast<Instruction>(U);
-      bool Fits;
-      if (isa<GetElementPtrInst, PHINode, SelectInst>(I)) {
-        Fits = !isa<SelectInst>(I) || I->getOperand(0) != Ptr;
-        if (Fits && Seen.insert(I).second) {
-          Work.push_back(I);
-          Uses.Pointers.push_back(I);
-        }
-      } else if (auto *Load = dyn_cast<LoadInst>(I)) {
-        Fits = Load->isSimple() && Access(*Load, Ptr, Load->getType());
-      } else if (auto *Store = dyn_cast<StoreInst>(I)) {
-        Fits = Store->isSimple() && Store->getValueOperand() != Ptr &&
-               Access(*Store, Ptr, Store->getValueOperand()->getType());
-      } else if (auto *Intrinsic = dyn_cast<IntrinsicInst>(I)) {
-        APInt Offset(DL.getIndexTypeSizeInBits(Ptr->getType()), 0);
-        // What SROA splits: a memory intrinsic of a constant length at a
-        // constant offset, not volatile.
-        auto *Memory = dyn_cast<MemIntrinsic>(Intrinsic);
-        Fits = Intrinsic->isLifetimeStartOrEnd() ||
-               (Memory && !Memory->isVolatile() &&
-                isa<ConstantInt>(Memory->getLength()) &&
-                Ptr->stripAndAccumulateConstantOffsets(DL, Offset, true) ==
-                    &Alloca);
-        if (Memory && Memory->getRawDest() == Ptr)
-          Uses.Writes.push_back(Memory);
-      } else {
-        Fits = false;
-      }
-      if (!Fits)
-        return std::nullopt;
+  bool Fits = walkPointerUses(Alloca, [&](const PointerUse &Use) {
+    Instruction *I = Use.user();
+    Value *Ptr = Use.pointer();
+    switch (Use.What) {
+    case PointerUse::Derive:
+    case PointerUse::Merge:
+      if (Seen.insert(I).second)
+        Uses.Pointers.push_back(I);
+      return isa<GetElementPtrInst, PHINode, SelectInst>(I);
+    case PointerUse::Marker:
+      return true;
+    case PointerUse::Read:
+    case PointerUse::Write:
+      if (!Use.Simple)
+        return false;
+      if (auto *Load = dyn_cast<LoadInst>(I))
+        return Access(*Load, Ptr, Load->getType());
+      if (auto *Store = dyn_cast<StoreInst>(I))
+        return Access(*Store, Ptr, Store->getValueOperand()->getType());
+      // What SROA splits: a memory intrinsic of a constant length at a
+      // constant offset.
+      if (Use.What == PointerUse::Write)
+        Uses.Writes.push_back(I);
+      return isa<ConstantInt>(cast<MemIntrinsic>(I)->getLength()) &&
+             Use.Offset.has_value();
+    default:
+      return false;
     }
-  }
+  });
+  if (!Fits)
+    return std::nullopt;
   // A phi or select that merges the local's address with another pointer
   // may point elsewhere.
   for (Instruction *Pointer : Uses.Pointers)

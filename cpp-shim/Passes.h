@@ -60,21 +60,44 @@ extern llvm::cl::opt<std::string> FunctionOptions;
 // to opt by name: nvregalloc-unroll-gate and its end, nvregalloc-inline-gate.
 void registerUnrollGates(llvm::PassBuilder &Builder);
 void registerInlineGate(llvm::PassBuilder &Builder);
-// nvregalloc-promote-locals-calls and -loops (PromoteLocalsPass.cpp), and
-// the two rewrites that serve them (LocalCopiesPass.cpp), on by default.
+// nvregalloc-promote-locals and its passes (PromoteLocalsPass.cpp lists
+// them), on by default.
 void registerPromoteLocals(llvm::PassBuilder &Builder);
-// Whether nvregalloc-promote-locals and its rewrites act on F: NVPTX, the
-// pass on, and no promote=off for F.
+// Whether nvregalloc-promote-locals and its rewrites act on M (NVPTX, the
+// pass on), and on F (and no promote=off for F).
+bool promotesLocalsIn(const llvm::Module &M);
 bool promotesLocals(const llvm::Function &F);
 // The -nvregalloc-promote-* limits, for the core's verdicts.
 NvraPromoteLimits promoteLimits();
 // The alloca of F that Ptr points into, if any, and its size in Bytes.
 const llvm::AllocaInst *localArray(const llvm::Value *Ptr,
                                    const llvm::Function &F, uint64_t &Bytes);
+// The memory operands of I: a load's or store's address, a memory
+// intrinsic's destination and source.
+llvm::SmallVector<const llvm::Value *, 2>
+addresses(const llvm::Instruction &I);
 // Whether Ptr, a pointer into Alloca, is at an offset that varies in a loop
 // (an add recurrence, as ScalarEvolution sees it): a loop walks the local.
 bool variesInLoop(const llvm::Value *Ptr, const llvm::AllocaInst &Alloca,
                   llvm::ScalarEvolution &SE);
+
+inline constexpr const char CallsPassArg[] = "nvregalloc-promote-locals-calls";
+inline constexpr const char LoopsPassArg[] = "nvregalloc-promote-locals-loops";
+inline constexpr const char AlignPassArg[] = "nvregalloc-promote-locals-align";
+// Calls taking a local's address: always-inline where the core picks them
+// (LocalCallsPass.cpp); registered by name and before the inliner.
+void registerLocalCallsPass(llvm::PassBuilder &Builder);
+// Loops over local arrays: unrolled fully, kept rolled or left to LLVM, by
+// the core's plan for the arrays (LocalLoopsPass.cpp); registered by name
+// and right before the full unroller.
+void registerLocalLoopsPass(llvm::PassBuilder &Builder);
+// What stays in local memory: aligned as the core says (LocalAlignPass.cpp).
+class PromoteLocalsAlignPass
+    : public llvm::PassInfoMixin<PromoteLocalsAlignPass> {
+public:
+  llvm::PreservedAnalyses run(llvm::Function &F,
+                              llvm::FunctionAnalysisManager &FAM);
+};
 
 inline constexpr const char TypedCopiesPassArg[] =
     "nvregalloc-promote-locals-copies";
@@ -85,31 +108,47 @@ inline constexpr const char LocalForwardingPassArg[] =
 inline constexpr const char ExpandLocalCopiesPassArg[] =
     "nvregalloc-promote-locals-expand";
 // A local copied only whole, by memcpy: the copies become a typed load and
-// store, which SROA can promote (LocalCopiesPass.cpp).
+// store, which SROA can promote (TypedCopiesPass.cpp).
 class TypedCopiesPass : public llvm::PassInfoMixin<TypedCopiesPass> {
 public:
   llvm::PreservedAnalyses run(llvm::Function &F,
                               llvm::FunctionAnalysisManager &);
 };
 // Stores into a kernel's by-value parameter that nothing reads: deleted, so
-// that NVPTX need not copy the parameter to local memory (LocalCopiesPass.cpp).
+// that NVPTX need not copy the parameter to local memory
+// (DeadByvalStoresPass.cpp).
 class DeadByvalStoresPass : public llvm::PassInfoMixin<DeadByvalStoresPass> {
 public:
   llvm::PreservedAnalyses run(llvm::Function &F,
                               llvm::FunctionAnalysisManager &);
 };
 // Loads from a local that read what a store earlier in the block put there
-// take the stored value, however far apart (LocalCopiesPass.cpp).
+// take the stored value, however far apart (LocalForwardingPass.cpp).
 class LocalForwardingPass : public llvm::PassInfoMixin<LocalForwardingPass> {
 public:
   llvm::PreservedAnalyses run(llvm::Function &F,
                               llvm::FunctionAnalysisManager &);
 };
 // A memset or memcpy of a local longer than NVPTX lowers inline: loads and
-// stores as wide as its alignment, not NVPTX's byte loop (LocalCopiesPass.cpp).
+// stores as wide as its alignment, not NVPTX's byte loop
+// (ExpandLocalCopiesPass.cpp).
 class ExpandLocalCopiesPass
     : public llvm::PassInfoMixin<ExpandLocalCopiesPass> {
 public:
+  llvm::PreservedAnalyses run(llvm::Function &F,
+                              llvm::FunctionAnalysisManager &);
+};
+
+inline constexpr const char ParamInPlacePassArg[] =
+    "nvregalloc-promote-locals-param";
+// A local copy of a kernel's by-value parameter that neither is written
+// after: read from the parameter instead (ParamInPlacePass.cpp).
+// TellKept: a remark for each copy kept, with the reason.
+class ReadParamInPlacePass : public llvm::PassInfoMixin<ReadParamInPlacePass> {
+  bool TellKept;
+
+public:
+  explicit ReadParamInPlacePass(bool TellKept = true) : TellKept(TellKept) {}
   llvm::PreservedAnalyses run(llvm::Function &F,
                               llvm::FunctionAnalysisManager &);
 };

@@ -147,7 +147,8 @@ pub const INLINE: ChoiceKey = ChoiceKey {
 /// memory is where clang's CUDA loses most to nvcc's, see `promote`) off
 /// the function: its unrolled or inlined code can take more registers,
 /// which only ptxas can weigh against the local accesses it saves. The
-/// lever: `PromoteLocalsPass.cpp` and `LocalCopiesPass.cpp`.
+/// lever: `promotesLocals` in `PromoteLocalsPass.cpp`, which every
+/// `nvregalloc-promote-locals-*` pass asks.
 pub const PROMOTE: ChoiceKey = ChoiceKey {
     name: "promote",
     values: &["on", "off"],

@@ -24,7 +24,7 @@ use crate::function::{
 };
 use crate::options::{CoalesceMode, ColorMode, Fault, Options, Outputs, PressureMode};
 use crate::pressure;
-use crate::promote;
+use crate::promote::{self, nest};
 use crate::rewrite::{Insert, PassOutcome, Place, SpillOp};
 
 /// A result and everything it points to. `raw` comes first so that the
@@ -260,41 +260,118 @@ fn limits_from_abi(raw: &NvraPromoteLimits) -> promote::Limits {
     }
 }
 
-/// `promote::judge_loop` for the shim: an `NvraLoopVerdict`, or
-/// `NVRA_LOOP_TOO_MANY_TRIPS` (LLVM's own behaviour) on a mismatched ABI or
-/// a panic.
+/// The loop nest the shim describes, or `None` where an index is out of
+/// range or a loop's parent does not come before it.
+unsafe fn nest_from_abi(raw: &NvraNest) -> Option<nest::Nest> {
+    use nest::{Access, ArrayId, Base, LoopId, NestArray, NestLoop, SourceUnroll};
+    let some = |i: u32, n: u32| (i != NVRA_NONE).then_some(i).map(|i| (i < n).then_some(i));
+    let loops = array(raw.loops, raw.n_loops)
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let parent = match some(l.parent, i as u32) {
+                None => None,
+                Some(p) => Some(LoopId(p?)),
+            };
+            let source = match l.source {
+                NVRA_SOURCE_UNSPECIFIED => SourceUnroll::Unspecified,
+                NVRA_SOURCE_FULL => SourceUnroll::Full,
+                _ => SourceUnroll::Other,
+            };
+            Some(NestLoop {
+                parent,
+                trip_count: (l.trip_count != 0).then_some(l.trip_count),
+                iteration_insts: l.iteration_insts,
+                source,
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let arrays = array(raw.arrays, raw.n_arrays)
+        .iter()
+        .map(|a| NestArray { bytes: a.bytes, escapes: a.escapes != 0 })
+        .collect();
+    let pool = array(raw.step_loops, raw.n_step_loops);
+    let loop_id = |i: u32| match some(i, raw.n_loops) {
+        None => Some(None),
+        Some(i) => Some(Some(LoopId(i?))),
+    };
+    let accesses = array(raw.accesses, raw.n_accesses)
+        .iter()
+        .map(|a| {
+            let end = a.first_step.checked_add(a.n_steps)?;
+            let steps = pool.get(a.first_step as usize..end as usize)?;
+            let base = match a.base {
+                NVRA_OFFSET_CONSTANT => Base::Constant,
+                NVRA_OFFSET_DATA => Base::Data { elements: a.elements },
+                _ => Base::Rolled,
+            };
+            (a.array < raw.n_arrays).then_some(())?;
+            Some(Access {
+                array: ArrayId(a.array),
+                innermost: loop_id(a.innermost)?,
+                deepest_varying: loop_id(a.deepest_varying)?,
+                writes: a.writes != 0,
+                steps: steps
+                    .iter()
+                    .map(|&l| (l < raw.n_loops).then_some(LoopId(l)))
+                    .collect::<Option<_>>()?,
+                base,
+                from_iterations: a.from_iterations != 0,
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(nest::Nest { loops, arrays, accesses })
+}
+
+/// `promote::nest::plan_loop` for the shim: an `NvraLoopPlan`, or
+/// `NVRA_LOOP_NOTHING` (LLVM's own behaviour) on a mismatched ABI, facts
+/// out of range or a panic.
 ///
 /// # Safety
-/// `limits` and `l` must point to the structs laid out as in nvregalloc.h.
+/// `limits` and `raw_nest` must point to the structs laid out as in
+/// nvregalloc.h, each of the nest's arrays to as many elements as it says.
 #[no_mangle]
-pub unsafe extern "C" fn nvra_judge_local_loop(
+pub unsafe extern "C" fn nvra_plan_local_loop(
     abi_version: u32,
     limits: *const NvraPromoteLimits,
-    l: *const NvraLocalLoop,
-) -> u32 {
+    raw_nest: *const NvraNest,
+    l: u32,
+) -> NvraLoopPlan {
+    use nest::{LoopVerdict, StaysInMemory};
     init_logging();
+    let nothing = NvraLoopPlan { verdict: NVRA_LOOP_NOTHING, array: NVRA_NONE, unrolled_insts: 0 };
     if abi_version != NVRA_ABI_VERSION {
-        return NVRA_LOOP_TOO_MANY_TRIPS;
+        return nothing;
     }
-    let verdict = panic::catch_unwind(AssertUnwindSafe(|| {
-        let raw = &*l;
-        let facts = promote::LocalLoop {
-            trip_count: (raw.trip_count != 0).then_some(raw.trip_count),
-            body_insts: raw.body_insts,
-            array_bytes: raw.array_bytes,
-            dynamic_index: raw.dynamic_index != 0,
-        };
-        match promote::judge_loop(&facts, &limits_from_abi(&*limits)) {
-            promote::LoopVerdict::FullUnroll => NVRA_LOOP_FULL_UNROLL,
-            promote::LoopVerdict::KeepWide => NVRA_LOOP_KEEP_WIDE,
-            promote::LoopVerdict::TooManyTrips => NVRA_LOOP_TOO_MANY_TRIPS,
-            promote::LoopVerdict::ArrayTooBig => NVRA_LOOP_ARRAY_TOO_BIG,
-            promote::LoopVerdict::UnrolledTooBig => NVRA_LOOP_UNROLLED_TOO_BIG,
-            promote::LoopVerdict::DynamicIndex => NVRA_LOOP_DYNAMIC_INDEX,
-            promote::LoopVerdict::SmallDynamicIndex => NVRA_LOOP_SMALL_DYNAMIC_INDEX,
+    let plan = panic::catch_unwind(AssertUnwindSafe(|| {
+        let facts = nest_from_abi(&*raw_nest)?;
+        if l as usize >= facts.loops.len() {
+            return None;
         }
+        let plan =
+            |verdict, array: nest::ArrayId| NvraLoopPlan { verdict, array: array.0, unrolled_insts: 0 };
+        let current = nest::LoopId(l);
+        Some(match nest::plan_loop(&facts, current, &limits_from_abi(&*limits)) {
+            LoopVerdict::FullUnroll { array, unrolled_insts } => {
+                NvraLoopPlan { unrolled_insts, ..plan(NVRA_LOOP_FULL_UNROLL, array) }
+            }
+            LoopVerdict::KeepRolled { array } => plan(NVRA_LOOP_KEEP_ROLLED, array),
+            LoopVerdict::BecomesRegisters { array } => plan(NVRA_LOOP_BECOMES_REGISTERS, array),
+            LoopVerdict::NotNeeded { array } => plan(NVRA_LOOP_NOT_NEEDED, array),
+            LoopVerdict::Memory { array, why } => plan(
+                match why {
+                    StaysInMemory::TooManyTrips(at) if at == current => NVRA_LOOP_TOO_MANY_TRIPS,
+                    StaysInMemory::UnrolledTooBig(at) if at == current => NVRA_LOOP_UNROLLED_TOO_BIG,
+                    StaysInMemory::TooBig => NVRA_LOOP_ARRAY_TOO_BIG,
+                    StaysInMemory::IndexedByData => NVRA_LOOP_INDEXED_BY_DATA,
+                    _ => NVRA_LOOP_STAYS_IN_MEMORY,
+                },
+                array,
+            ),
+            LoopVerdict::Nothing => nothing,
+        })
     }));
-    verdict.unwrap_or(NVRA_LOOP_TOO_MANY_TRIPS)
+    plan.ok().flatten().unwrap_or(nothing)
 }
 
 /// `promote::choose_calls` for the shim: one `NvraCallVerdict` per call in
@@ -321,7 +398,14 @@ pub unsafe extern "C" fn nvra_choose_local_calls(
     let chosen = panic::catch_unwind(AssertUnwindSafe(|| {
         let facts: Vec<promote::LocalCall> = array(calls, n)
             .iter()
-            .map(|c| promote::LocalCall { callee_insts: c.callee_insts, recursive: c.recursive != 0 })
+            .map(|c| promote::LocalCall {
+                callee_insts: c.callee_insts,
+                recursive: c.recursive != 0,
+                inlined_by_llvm: c.inlined_by_llvm != 0,
+                callee_walks: c.callee_walks != 0,
+                by_value: c.by_value != 0,
+                array_bytes: (c.array_bytes != u64::MAX).then_some(c.array_bytes),
+            })
             .collect();
         promote::choose_calls(&facts, &limits_from_abi(&*limits))
     }));
@@ -331,6 +415,8 @@ pub unsafe extern "C" fn nvra_choose_local_calls(
                 promote::CallVerdict::Inline => NVRA_CALL_INLINE,
                 promote::CallVerdict::Recursive => NVRA_CALL_RECURSIVE,
                 promote::CallVerdict::OverBudget => NVRA_CALL_OVER_BUDGET,
+                promote::CallVerdict::StaysInMemory => NVRA_CALL_STAYS_IN_MEMORY,
+                promote::CallVerdict::InlinedByLlvm => NVRA_CALL_INLINED_BY_LLVM,
             };
         }
     }
@@ -412,6 +498,33 @@ pub unsafe extern "C" fn nvra_lower_local_copy(
         Ok(promote::CopyLowering::Expanded { width }) => NvraCopyLowering { width, ..nvptx },
         Ok(promote::CopyLowering::Loop { width }) => NvraCopyLowering { width, loop_: 1, ..nvptx },
         Ok(promote::CopyLowering::Nvptx) | Err(_) => nvptx,
+    }
+}
+
+/// `promote::read_param_in_place` for the shim: an `NvraParamVerdict`, or
+/// `NVRA_PARAM_LOCAL_ESCAPES` (the local kept, LLVM's behaviour) on a
+/// mismatched ABI or a panic.
+///
+/// # Safety
+/// `copy` must point to an `NvraParamCopy`.
+#[no_mangle]
+pub unsafe extern "C" fn nvra_read_param_in_place(abi_version: u32, copy: *const NvraParamCopy) -> u32 {
+    init_logging();
+    if abi_version != NVRA_ABI_VERSION {
+        return NVRA_PARAM_LOCAL_ESCAPES;
+    }
+    let raw = &*copy;
+    let facts = promote::ParamCopy {
+        param_written: raw.param_written != 0,
+        local_written: raw.local_written != 0,
+        local_escapes: raw.local_escapes != 0,
+    };
+    let verdict = panic::catch_unwind(AssertUnwindSafe(|| promote::read_param_in_place(&facts)));
+    match verdict {
+        Ok(promote::ParamVerdict::ReadInPlace) => NVRA_PARAM_READ_IN_PLACE,
+        Ok(promote::ParamVerdict::ParamWritten) => NVRA_PARAM_WRITTEN,
+        Ok(promote::ParamVerdict::LocalWritten) => NVRA_PARAM_LOCAL_WRITTEN,
+        Ok(promote::ParamVerdict::LocalEscapes) | Err(_) => NVRA_PARAM_LOCAL_ESCAPES,
     }
 }
 

@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bump on any change to a struct below or to the meaning of a field. */
-#define NVRA_ABI_VERSION 27u
+#define NVRA_ABI_VERSION 28u
 
 /* Sentinel for "no register" / "no tie" in 32-bit index fields. */
 #define NVRA_NONE 0xffffffffu
@@ -358,51 +358,126 @@ typedef struct NvraPromoteLimits {
                                   loop of them beyond */
 } NvraPromoteLimits;
 
-/* A loop that addresses a local array at an offset that varies in it. */
-typedef struct NvraLocalLoop {
-  uint32_t trip_count;  /* constant trip count; 0: not a constant */
-  uint32_t body_insts;  /* IR instructions of one iteration, inner loops with
-                           constant trip counts counted that many times */
-  uint64_t array_bytes; /* the largest local array it addresses so */
-  uint32_t dynamic_index; /* bool: such an array is also indexed by data;
-                             with no constant trip count: addressed only
-                             at indexes no unrolling steps by a constant */
+/* A function's loops and the arrays one of them addresses, with every access
+ * to each (promote::nest). Loops and arrays are numbered by their place in
+ * their arrays here; a loop's parent comes before it. */
+typedef enum NvraSourceUnroll {
+  NVRA_SOURCE_UNSPECIFIED = 0,
+  NVRA_SOURCE_FULL = 1,  /* the source asks for full unrolling */
+  NVRA_SOURCE_OTHER = 2, /* the source decided otherwise (a count, nounroll) */
+} NvraSourceUnroll;
+
+typedef struct NvraNestLoop {
+  uint32_t parent;          /* NVRA_NONE: an outermost loop */
+  uint32_t trip_count;      /* 0: not a constant */
+  uint32_t iteration_insts; /* IR instructions of one iteration, inner loops
+                               with constant trip counts counted that many
+                               times */
+  uint32_t source;          /* NvraSourceUnroll */
+} NvraNestLoop;
+
+typedef struct NvraNestArray {
+  uint64_t bytes;
+  uint32_t escapes; /* bool: its address goes to a call, is stored, ... */
   uint32_t reserved;
-} NvraLocalLoop;
+} NvraNestArray;
+
+typedef enum NvraOffsetBase { /* an offset once the loops stepping it are
+                                 unrolled */
+  NVRA_OFFSET_CONSTANT = 0,
+  NVRA_OFFSET_DATA = 1,   /* decided by data: no unrolling makes it constant */
+  NVRA_OFFSET_ROLLED = 2, /* stepped by a loop by an amount not constant */
+} NvraOffsetBase;
+
+typedef struct NvraNestAccess {
+  uint32_t array;
+  uint32_t innermost;       /* the innermost loop holding it; NVRA_NONE */
+  uint32_t deepest_varying; /* the innermost loop its offset varies in (it
+                               varies in each loop around that one too);
+                               NVRA_NONE: in none */
+  uint32_t first_step;      /* the loops whose counters step its offset,
+                               each by a constant: step_loops[first_step ..
+                               first_step + n_steps) of the nest */
+  uint32_t n_steps;
+  uint32_t base;            /* NvraOffsetBase */
+  uint32_t writes;          /* bool */
+  uint32_t from_iterations; /* bool: its offset is computed in its innermost
+                               loop from values the loop does not change and
+                               the previous iteration's alone, never from
+                               memory; told only of the accesses in the body
+                               of the loop judged, where its trip count is not
+                               a constant (0 elsewhere) */
+  uint64_t elements;        /* NVRA_OFFSET_DATA: elements it may reach */
+} NvraNestAccess;
+
+typedef struct NvraNest {
+  const NvraNestLoop *loops;
+  uint32_t n_loops;
+  uint32_t n_arrays;
+  const NvraNestArray *arrays;
+  const NvraNestAccess *accesses;
+  const uint32_t *step_loops;
+  uint32_t n_accesses;
+  uint32_t n_step_loops;
+} NvraNest;
 
 typedef enum NvraLoopVerdict {
   NVRA_LOOP_FULL_UNROLL = 0,     /* mark for full unrolling */
-  NVRA_LOOP_KEEP_WIDE = 1,       /* runtime trip count: the array stays in
+  NVRA_LOOP_KEEP_ROLLED = 1,     /* runtime trip count: the array stays in
                                     memory; no unrolling or vectorizing:
                                     one access per iteration, as the
                                     source has it */
-  NVRA_LOOP_TOO_MANY_TRIPS = 2,  /* left to LLVM: the verdicts from here on */
-  NVRA_LOOP_ARRAY_TOO_BIG = 3,
-  NVRA_LOOP_UNROLLED_TOO_BIG = 4,
-  NVRA_LOOP_DYNAMIC_INDEX = 5,   /* the array is indexed by data and too big
-                                    for ptxas to keep in registers */
-  NVRA_LOOP_SMALL_DYNAMIC_INDEX = 6, /* runtime trip count, a small array at
-                                        an index no unrolling makes
-                                        constant: it may yet become
-                                        registers */
+  NVRA_LOOP_NOTHING = 2,         /* left to LLVM, and nothing to say: the
+                                    verdicts from here on leave it to LLVM */
+  NVRA_LOOP_NOT_NEEDED = 3,      /* the array becomes registers without it */
+  NVRA_LOOP_BECOMES_REGISTERS = 4, /* runtime trip count over an array that
+                                      becomes registers all the same */
+  NVRA_LOOP_TOO_MANY_TRIPS = 5,  /* the array stays in memory: this loop
+                                    has too many iterations, ... */
+  NVRA_LOOP_UNROLLED_TOO_BIG = 6,
+  NVRA_LOOP_ARRAY_TOO_BIG = 7,
+  NVRA_LOOP_INDEXED_BY_DATA = 8, /* and promote-locals-select will not take it */
+  NVRA_LOOP_STAYS_IN_MEMORY = 9, /* for another reason: another loop, an
+                                    escape, the source's pragmas */
 } NvraLoopVerdict;
 
-/* NvraLoopVerdict for the loop; NVRA_LOOP_TOO_MANY_TRIPS on a panic or a
- * mismatched ABI. */
-uint32_t nvra_judge_local_loop(uint32_t abi_version,
-                               const NvraPromoteLimits *limits,
-                               const NvraLocalLoop *loop);
+typedef struct NvraLoopPlan {
+  uint32_t verdict;        /* NvraLoopVerdict */
+  uint32_t array;          /* the array it is for; NVRA_NONE */
+  uint64_t unrolled_insts; /* NVRA_LOOP_FULL_UNROLL: IR instructions once
+                              unrolled */
+} NvraLoopPlan;
+
+/* The plan for nest->loops[loop]; NVRA_LOOP_NOTHING on a panic, a
+ * mismatched ABI or facts out of range. */
+NvraLoopPlan nvra_plan_local_loop(uint32_t abi_version,
+                                  const NvraPromoteLimits *limits,
+                                  const NvraNest *nest, uint32_t loop);
 
 /* A call that takes a pointer into one of its caller's local allocas. */
 typedef struct NvraLocalCall {
   uint32_t callee_insts; /* IR instructions of the callee */
   uint32_t recursive;    /* bool: the callee can reach itself or the caller */
+  uint32_t inlined_by_llvm; /* bool: LLVM's inliner takes it by its own cost */
+  uint32_t callee_walks; /* bool: the callee reaches a local it is passed at an
+                            offset that is not a constant, or passes it on */
+  uint32_t by_value;     /* bool: a local goes as a by-value argument (the
+                            caller's copy for it) */
+  uint32_t reserved;
+  uint64_t array_bytes;  /* the smallest local it takes whose address goes
+                            nowhere else that inlining would not follow;
+                            UINT64_MAX: none */
 } NvraLocalCall;
 
 typedef enum NvraCallVerdict {
   NVRA_CALL_INLINE = 0,      /* mark the call site always-inline */
   NVRA_CALL_RECURSIVE = 1,   /* left to LLVM: the verdicts from here on */
   NVRA_CALL_OVER_BUDGET = 2,
+  NVRA_CALL_STAYS_IN_MEMORY = 3, /* each local it takes stays in memory,
+                                    inlined or not */
+  NVRA_CALL_INLINED_BY_LLVM = 4, /* LLVM's inliner takes it anyway, the
+                                    callee does not walk the local, and it
+                                    is passed by pointer */
 } NvraCallVerdict;
 
 /* Writes one NvraCallVerdict per call of one caller into verdicts[0 .. n);
@@ -463,6 +538,30 @@ typedef struct NvraCopyLowering {
 NvraCopyLowering nvra_lower_local_copy(uint32_t abi_version,
                                        const NvraPromoteLimits *limits,
                                        const NvraLocalCopy *copy);
+
+/* A local whose one write is a copy of its whole size from a kernel's
+ * by-value parameter, at a constant offset into it: clang's copy of the
+ * parameter for a by-value call, inlined. */
+typedef struct NvraParamCopy {
+  uint32_t param_written; /* bool: the parameter is written, or its address
+                             goes where a write may come from */
+  uint32_t local_written; /* bool: the local is written besides the copy */
+  uint32_t local_escapes; /* bool: the local's address goes to a call, is
+                             stored, compared, cast to another address space
+                             or merged with another pointer */
+} NvraParamCopy;
+
+typedef enum NvraParamVerdict {
+  NVRA_PARAM_READ_IN_PLACE = 0, /* the local's reads read the parameter */
+  NVRA_PARAM_WRITTEN = 1,       /* the local is kept: the verdicts from here on */
+  NVRA_PARAM_LOCAL_WRITTEN = 2,
+  NVRA_PARAM_LOCAL_ESCAPES = 3,
+} NvraParamVerdict;
+
+/* NvraParamVerdict for the copy; NVRA_PARAM_LOCAL_ESCAPES on a panic or a
+ * mismatched ABI. */
+uint32_t nvra_read_param_in_place(uint32_t abi_version,
+                                  const NvraParamCopy *copy);
 
 /* The shim hands its PassBuilder callback (a function taking a
  * llvm::PassBuilder *) to the plugin's entry point, which the Rust side

@@ -6,20 +6,32 @@
 ; a budget of 30; with @leaf in it (about 41) it does not. (HeCBench merkle's
 ; rescue_prime, six levels of such calls, went from 10,474 PTX lines to
 ; 321,320 and 100 s of compile while each call was counted at its own size.)
-; RUN: %opt_plugin -passes=nvregalloc-promote-locals-calls -nvregalloc-promote-inline-budget=30 \
+; RUN: %opt_plugin -passes=nvregalloc-promote-locals-calls -inline-threshold=0 -nvregalloc-promote-inline-budget=30 \
 ; RUN:   -pass-remarks=nvregalloc -pass-remarks-missed=nvregalloc %s -S -o /dev/null 2>&1 | FileCheck %s
 ; With a budget that fits both, both are inlined.
-; RUN: %opt_plugin -passes=nvregalloc-promote-locals-calls -nvregalloc-promote-inline-budget=100 \
+; RUN: %opt_plugin -passes=nvregalloc-promote-locals-calls -inline-threshold=0 -nvregalloc-promote-inline-budget=100 \
 ; RUN:   -pass-remarks=nvregalloc %s -S -o /dev/null 2>&1 | FileCheck %s --check-prefix=WIDE
+
+; At LLVM's own threshold its inliner takes both calls, and each callee
+; reaches the local at constant offsets only: the calls are left to it, not
+; marked (inlined earlier, the code would only be optimized in another
+; order).
+; RUN: %opt_plugin -passes=nvregalloc-promote-locals-calls \
+; RUN:   -pass-remarks=nvregalloc -pass-remarks-missed=nvregalloc %s -S -o %t.ll 2>&1 | FileCheck %s --check-prefix=ANYWAY
+; RUN: FileCheck %s --check-prefix=ANYWAY-IR < %t.ll
 
 ; CHECK-DAG: call to leaf takes a local's address (16 bytes): inlined (22 instructions; caller 19 -> about 41)
 ; CHECK-DAG: call to mid takes a local's address (16 bytes): left to LLVM (over the caller's budget of 30 instructions)
 ; WIDE-DAG:  call to leaf takes a local's address (16 bytes): inlined
 ; WIDE-DAG:  call to mid takes a local's address (16 bytes): inlined (41 instructions;
 
+; ANYWAY-DAG: call to leaf takes a local's address (16 bytes): left to LLVM (its inliner takes it by its own cost, and the callee reaches the local at constant offsets only)
+; ANYWAY-DAG: call to mid takes a local's address (16 bytes): left to LLVM (its inliner takes it by its own cost, and the callee reaches the local at constant offsets only)
+; ANYWAY-IR-NOT: alwaysinline
+
 target triple = "nvptx64-nvidia-cuda"
 
-define internal void @leaf(ptr %p, float %x) {
+define void @leaf(ptr %p, float %x) {
   %a = fmul float %x, 2.0
   %b = fadd float %a, 1.0
   %c = fmul float %b, %x
@@ -44,7 +56,7 @@ define internal void @leaf(ptr %p, float %x) {
   ret void
 }
 
-define internal void @mid(ptr %out, float %x) {
+define void @mid(ptr %out, float %x) {
   %t = alloca [4 x float], align 4
   call void @leaf(ptr %t, float %x)
   %t1 = getelementptr inbounds float, ptr %t, i64 1

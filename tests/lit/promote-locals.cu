@@ -118,8 +118,8 @@ __global__ void recursive(int *out) {
 // CHECK:       ret;
 // STOCK-LABEL: .entry _Z13runtime_boundPKhPhi(
 // STOCK-COUNT-2: st.local.b8
-// REMARK-DAG:    promote-locals.cu:[[@LINE+5]]:3: remark: function _Z13runtime_boundPKhPhi: loop over a local array with a trip count that is not a constant: left rolled, one access per iteration (no unrolling or vectorizing)
-// REMARK-DAG:    promote-locals.cu:[[@LINE+5]]:3: remark: function _Z13runtime_boundPKhPhi: loop over a local array with a trip count that is not a constant
+// REMARK-DAG:    promote-locals.cu:[[@LINE+5]]:3: remark: function _Z13runtime_boundPKhPhi: loop over a 64-byte local array, a trip count that is not a constant: left rolled, one access per iteration (no unrolling or vectorizing)
+// REMARK-DAG:    promote-locals.cu:[[@LINE+5]]:3: remark: function _Z13runtime_boundPKhPhi: loop over a 64-byte local array, a trip count that is not a constant: left rolled
 __global__ void runtime_bound(const unsigned char *in, unsigned char *out, int n) {
   unsigned char buf[64];
   int t = threadIdx.x;
@@ -181,7 +181,7 @@ __global__ void print_three(int n, const double *v) {
 // STOCK-NOT:   .pragma "nounroll";
 // STOCK-COUNT-6: ld.local.b32
 // STOCK:       ret;
-// REMARK-DAG:  promote-locals.cu:[[@LINE+8]]:3: remark: function _Z4ringPKjPji: loop over a local array with a trip count that is not a constant: left rolled, one access per iteration (no unrolling or vectorizing)
+// REMARK-DAG:  promote-locals.cu:[[@LINE+8]]:3: remark: function _Z4ringPKjPji: loop over a 76-byte local array, a trip count that is not a constant: left rolled, one access per iteration (no unrolling or vectorizing)
 __global__ void ring(const unsigned *seed, unsigned *out, int n) {
   unsigned state[19];
   int t = threadIdx.x;
@@ -211,7 +211,7 @@ __global__ void ring(const unsigned *seed, unsigned *out, int n) {
 // SMALL-LABEL: .entry _Z10small_ringPKjPji(
 // SMALL:       __local_depot
 // SMALL:       .pragma "nounroll";
-// REMARK-DAG:  promote-locals.cu:[[@LINE+8]]:3: remark: function _Z10small_ringPKjPji: loop over a 28-byte local array, a trip count that is not a constant: left to LLVM (a small array at an index no unrolling makes constant: it may yet become registers)
+// REMARK-DAG:  promote-locals.cu:[[@LINE+8]]:3: remark: function _Z10small_ringPKjPji: loop over a 28-byte local array, a trip count that is not a constant: left to LLVM (the array becomes registers all the same, by selects: kept rolled, the loop would buy nothing)
 __global__ void small_ring(const unsigned *seed, unsigned *out, int n) {
   unsigned state[7];
   int t = threadIdx.x;

@@ -10,13 +10,22 @@
 //!   call when the inliner finds the callee too big, so the array must live
 //!   in memory for the callee to address it.
 //!
-//! The shim reports such loops and calls (`LocalLoop`, `LocalCall`) and
-//! applies the verdicts: a loop marked for full unrolling, a call site
-//! marked always-inline. LLVM's AMDGPU target makes the same two trades for
-//! its private memory through its TargetTransformInfo (a higher unroll
-//! threshold for loops over allocas, an inlining bonus for calls taking
-//! them); NVPTX's has neither, so the plugin decides per loop and per call.
-//! This module knows no LLVM: facts in, verdicts out.
+//! The shim reports a function's loop nest with every access to the arrays
+//! a loop addresses (`nest::Nest`), and the calls taking a local's address
+//! (`LocalCall`); it applies the verdicts: a loop marked for full unrolling
+//! or kept rolled, a call site marked always-inline. The plans are per
+//! array, on what the array becomes once every planned rewrite is applied
+//! (`nest`). LLVM's AMDGPU target makes the same two trades for its private
+//! memory through its TargetTransformInfo (a higher unroll threshold for
+//! loops over allocas, an inlining bonus for calls taking them); NVPTX's has
+//! neither. Other rewrites free what clang leaves in local memory where nvcc
+//! does not: a by-value kernel parameter's copy read in place
+//! (`read_param_in_place`), small locals indexed by data made selects
+//! (`selects_local`), long memsets and memcpys of locals made wide
+//! (`lower_local_copy`), what stays in memory aligned as nvcc aligns it
+//! (`local_alignment`). This module knows no LLVM: facts in, verdicts out.
+
+pub mod nest;
 
 /// The bounds on code growth (`-nvregalloc-promote-*` in the shim, whose
 /// defaults `nvregalloc.h` states).
@@ -45,69 +54,25 @@ pub struct Limits {
     pub max_expanded_bytes: u32,
 }
 
-/// A loop that addresses a local array at an offset varying in the loop.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LocalLoop {
-    /// `None`: the trip count is not a constant.
-    pub trip_count: Option<u32>,
-    /// IR instructions of one iteration (inner loops with a constant trip
-    /// count counted that many times).
-    pub body_insts: u32,
-    /// The largest local array the loop addresses so, in bytes.
-    pub array_bytes: u64,
-    /// With a constant trip count: such an array is also indexed by data
-    /// somewhere. Without one: the loop addresses its arrays only at indexes
-    /// that no unrolling steps by a constant (a circular buffer's wrapped
-    /// index, say), none at a constant stride.
-    pub dynamic_index: bool,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LoopVerdict {
-    /// Unroll fully: every offset becomes a constant, and SROA then turns
-    /// the array into scalars.
-    FullUnroll,
-    /// The trip count is not a constant, so the array stays in memory: keep
-    /// one access per iteration, as the source has it, rather than the
-    /// copies runtime unrolling and vectorizing make of them (nvcc makes
-    /// several times fewer local accesses on such loops); ptxas too is told
-    /// to leave the loop rolled, or it unrolls it the more.
-    KeepWide,
-    TooManyTrips,
-    ArrayTooBig,
-    UnrolledTooBig,
-    DynamicIndex,
-    /// A runtime trip count and a small array at an index no unrolling
-    /// makes constant: promote-locals-select or ptxas may yet keep it in
-    /// registers, and a loop kept rolled would then buy nothing.
-    SmallDynamicIndex,
-}
-
-/// What to do with one loop over a local array.
-pub fn judge_loop(l: &LocalLoop, limits: &Limits) -> LoopVerdict {
-    let small = l.array_bytes <= u64::from(limits.max_dynamic_array_bytes);
-    let Some(trips) = l.trip_count else {
-        return if l.dynamic_index && small { LoopVerdict::SmallDynamicIndex } else { LoopVerdict::KeepWide };
-    };
-    if trips > limits.max_trip_count {
-        LoopVerdict::TooManyTrips
-    } else if l.array_bytes > limits.max_array_bytes {
-        LoopVerdict::ArrayTooBig
-    } else if l.dynamic_index && !small {
-        LoopVerdict::DynamicIndex
-    } else if u64::from(trips) * u64::from(l.body_insts) > u64::from(limits.max_unrolled_insts) {
-        LoopVerdict::UnrolledTooBig
-    } else {
-        LoopVerdict::FullUnroll
-    }
-}
-
 /// A call that takes a pointer into one of its caller's local allocas.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LocalCall {
     pub callee_insts: u32,
     /// The callee can reach itself or its caller: inlining would not end.
     pub recursive: bool,
+    /// LLVM's inliner takes the call by its own cost (as the callee is
+    /// before its simplification).
+    pub inlined_by_llvm: bool,
+    /// The callee reaches a local it is passed at an offset that is not a
+    /// constant (a loop over it), or passes it on.
+    pub callee_walks: bool,
+    /// A local goes as a by-value argument: the caller's copy for it.
+    pub by_value: bool,
+    /// The smallest of the locals it takes whose address goes nowhere else
+    /// that inlining would not follow (`None`: each goes somewhere so, a
+    /// store of the address, a call left out of line, and stays in memory
+    /// whatever is inlined).
+    pub array_bytes: Option<u64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,17 +80,47 @@ pub enum CallVerdict {
     Inline,
     Recursive,
     OverBudget,
+    /// Each local it takes stays in memory inlined or not: too big for
+    /// registers, or its address goes elsewhere too.
+    StaysInMemory,
+    InlinedByLlvm,
 }
 
 /// The verdicts on one caller's calls, in their order. Within the caller's
 /// budget the smallest callees go first: each inlined call can free a local
-/// of its own, and many small ones free more locals than one big one.
+/// of its own, and many small ones free more locals than one big one. A
+/// call is inlined only for a local that can then become registers. One
+/// LLVM's inliner takes anyway is marked still where the callee walks the
+/// local: inlined before the callee's own simplification, its loops over
+/// the local meet the loop plan in the caller, where the local is an array
+/// (HeCBench's kalman multiplies 512-byte local matrices in callees; left to
+/// the inliner, they come inlined with their loops transformed already, and
+/// spill 2,880 bytes against 440). And where the local goes by value: the
+/// caller's copy for the argument then goes before the callee is
+/// simplified, which on HeCBench saves registers where it acts (bonds 110
+/// -> 65, radixSortBlocksKeysK 36 -> 31, updateAccelerationsB 58 -> 55).
+/// One that reaches, by pointer, a local at constant offsets only is left
+/// to the inliner: inlined earlier, its code is optimized in another order
+/// (HeCBench's lrn_bwd_kernel: 72 -> 80 registers, an occupancy step, for a
+/// lambda's captures).
 pub fn choose_calls(calls: &[LocalCall], limits: &Limits) -> Vec<CallVerdict> {
+    let frees_a_local = |c: &LocalCall| c.array_bytes.is_some_and(|b| b <= limits.max_array_bytes);
     let mut verdicts: Vec<CallVerdict> = calls
         .iter()
-        .map(|c| if c.recursive { CallVerdict::Recursive } else { CallVerdict::OverBudget })
+        .map(|c| {
+            if c.recursive {
+                CallVerdict::Recursive
+            } else if c.inlined_by_llvm && !c.callee_walks && !c.by_value {
+                CallVerdict::InlinedByLlvm
+            } else if !frees_a_local(c) {
+                CallVerdict::StaysInMemory
+            } else {
+                CallVerdict::OverBudget
+            }
+        })
         .collect();
-    let mut order: Vec<usize> = (0..calls.len()).filter(|&i| !calls[i].recursive).collect();
+    let mut order: Vec<usize> =
+        (0..calls.len()).filter(|&i| verdicts[i] == CallVerdict::OverBudget).collect();
     order.sort_by_key(|&i| (calls[i].callee_insts, i));
     let mut spent = 0u64;
     for i in order {
@@ -280,54 +275,74 @@ pub fn lower_local_copy(copy: &LocalCopy, limits: &Limits) -> CopyLowering {
     }
 }
 
+/// A local whose one write copies its whole size from a kernel's by-value
+/// parameter: clang's copy for a by-value call, left in the kernel once
+/// the callee is inlined. Nothing in LLVM forwards it (no pass knows a
+/// kernel's by-value parameter is read-only), so NVPTX copies the parameter
+/// into local memory byte by byte and every read at a varying index is a
+/// local load; the loops over it were then unrolled to make those indexes
+/// constants, for code nvcc never makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParamCopy {
+    /// The parameter itself is written, or its address goes where a write
+    /// may come from: NVPTX gives it a local copy of its own.
+    pub param_written: bool,
+    /// Something besides the copy writes the local.
+    pub local_written: bool,
+    /// The local's address goes to a call, is stored, compared, cast to
+    /// another address space or merged with another pointer.
+    pub local_escapes: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamVerdict {
+    /// Read the parameter where the local was read: `ld.param` at any
+    /// offset, as nvcc does (ptxas makes it a constant-bank load).
+    ReadInPlace,
+    ParamWritten,
+    LocalWritten,
+    LocalEscapes,
+}
+
+/// Whether a local copy of a kernel's by-value parameter can be read from
+/// the parameter instead. A kernel's parameters live in the read-only
+/// parameter space for the whole launch, so where neither the parameter
+/// nor the local is ever written after the copy, every read of the local
+/// reads what the parameter holds. The rewrite relies on LLVM 22's
+/// NVPTXLowerArgs lowering a by-value kernel parameter that is only loaded
+/// from (through GEPs, or copied from by memcpy) to `ld.param` through a
+/// parameter-space pointer, on every SM and PTX version; an address that
+/// escapes would need `cvta.param` (sm_70 and PTX 7.7 on), and the local is
+/// kept for it.
+pub fn read_param_in_place(copy: &ParamCopy) -> ParamVerdict {
+    if copy.param_written {
+        ParamVerdict::ParamWritten
+    } else if copy.local_written {
+        ParamVerdict::LocalWritten
+    } else if copy.local_escapes {
+        ParamVerdict::LocalEscapes
+    } else {
+        ParamVerdict::ReadInPlace
+    }
+}
+
+/// Small limits the unit tests reach: a budget of 100, 100 selects.
+#[cfg(test)]
+const TEST_LIMITS: Limits = Limits {
+    max_trip_count: 32,
+    max_unrolled_insts: 4000,
+    max_array_bytes: 1024,
+    inline_budget: 100,
+    max_dynamic_array_bytes: 64,
+    max_selects: 100,
+    max_expanded_bytes: 1024,
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const LIMITS: Limits = Limits {
-        max_trip_count: 32,
-        max_unrolled_insts: 4000,
-        max_array_bytes: 1024,
-        inline_budget: 100,
-        max_dynamic_array_bytes: 64,
-        max_selects: 100,
-        max_expanded_bytes: 1024,
-    };
-
-    fn lp(trips: Option<u32>, body: u32, bytes: u64) -> LocalLoop {
-        LocalLoop { trip_count: trips, body_insts: body, array_bytes: bytes, dynamic_index: false }
-    }
-
-    #[test]
-    fn arrays_indexed_by_data_only_when_small() {
-        let dynamic = |bytes| LocalLoop { dynamic_index: true, ..lp(Some(16), 10, bytes) };
-        assert_eq!(judge_loop(&dynamic(64), &LIMITS), LoopVerdict::FullUnroll);
-        assert_eq!(judge_loop(&dynamic(128), &LIMITS), LoopVerdict::DynamicIndex);
-    }
-
-    #[test]
-    fn small_constant_loops_unroll_fully() {
-        assert_eq!(judge_loop(&lp(Some(4), 130, 64), &LIMITS), LoopVerdict::FullUnroll);
-        assert_eq!(judge_loop(&lp(Some(32), 125, 1024), &LIMITS), LoopVerdict::FullUnroll);
-    }
-
-    #[test]
-    fn each_limit_leaves_the_loop_to_llvm() {
-        assert_eq!(judge_loop(&lp(Some(33), 10, 64), &LIMITS), LoopVerdict::TooManyTrips);
-        assert_eq!(judge_loop(&lp(Some(4), 10, 1025), &LIMITS), LoopVerdict::ArrayTooBig);
-        assert_eq!(judge_loop(&lp(Some(32), 126, 64), &LIMITS), LoopVerdict::UnrolledTooBig);
-    }
-
-    #[test]
-    fn runtime_trip_counts_keep_accesses_wide() {
-        assert_eq!(judge_loop(&lp(None, 10, 1 << 20), &LIMITS), LoopVerdict::KeepWide);
-        assert_eq!(judge_loop(&lp(None, 10, 16), &LIMITS), LoopVerdict::KeepWide);
-        // A circular buffer's wrapped index: kept rolled when the array must
-        // stay in memory, left alone while it may become registers.
-        let wrapped = |bytes| LocalLoop { dynamic_index: true, ..lp(None, 40, bytes) };
-        assert_eq!(judge_loop(&wrapped(76), &LIMITS), LoopVerdict::KeepWide);
-        assert_eq!(judge_loop(&wrapped(64), &LIMITS), LoopVerdict::SmallDynamicIndex);
-    }
+    const LIMITS: Limits = TEST_LIMITS;
 
     #[test]
     fn locals_that_stay_in_memory_are_aligned_for_16_byte_accesses() {
@@ -378,7 +393,14 @@ mod tests {
 
     #[test]
     fn smallest_callees_first_within_the_budget() {
-        let call = |n, recursive| LocalCall { callee_insts: n, recursive };
+        let call = |n, recursive| LocalCall {
+            callee_insts: n,
+            recursive,
+            inlined_by_llvm: false,
+            callee_walks: false,
+            by_value: false,
+            array_bytes: Some(64),
+        };
         let calls = [call(60, false), call(30, false), call(5, true), call(50, false), call(20, false)];
         use CallVerdict::*;
         // 20 + 30 + 50 = 100 fits; 60 would not.
@@ -387,7 +409,68 @@ mod tests {
 
     #[test]
     fn a_callee_over_the_whole_budget_stays_a_call() {
-        let calls = [LocalCall { callee_insts: 101, recursive: false }];
+        let calls = [LocalCall {
+            callee_insts: 101,
+            recursive: false,
+            inlined_by_llvm: false,
+            callee_walks: false,
+            by_value: false,
+            array_bytes: Some(64),
+        }];
         assert_eq!(choose_calls(&calls, &LIMITS), [CallVerdict::OverBudget]);
+    }
+
+    #[test]
+    fn calls_the_inliner_takes_anyway_are_marked_only_for_walks_and_copies() {
+        let anyway = LocalCall {
+            callee_insts: 1000,
+            recursive: false,
+            inlined_by_llvm: true,
+            callee_walks: false,
+            by_value: false,
+            array_bytes: Some(64),
+        };
+        // Left to the inliner, and not charged to the budget.
+        let fits = LocalCall { inlined_by_llvm: false, callee_insts: 10, ..anyway };
+        let walks = LocalCall { callee_walks: true, callee_insts: 40, ..anyway };
+        let by_value = LocalCall { by_value: true, callee_insts: 40, ..anyway };
+        use CallVerdict::*;
+        assert_eq!(
+            choose_calls(&[anyway, fits, walks, by_value], &LIMITS),
+            [InlinedByLlvm, Inline, Inline, Inline]
+        );
+    }
+
+    #[test]
+    fn no_call_is_inlined_for_locals_that_stay_in_memory() {
+        let call = |array_bytes| LocalCall {
+            callee_insts: 10,
+            recursive: false,
+            inlined_by_llvm: false,
+            callee_walks: false,
+            by_value: false,
+            array_bytes,
+        };
+        let calls = [call(Some(1025)), call(None), call(Some(1024))];
+        use CallVerdict::*;
+        assert_eq!(choose_calls(&calls, &LIMITS), [StaysInMemory, StaysInMemory, Inline]);
+    }
+
+    #[test]
+    fn parameter_copies_are_read_in_place_only_when_nothing_writes_either() {
+        let copy = ParamCopy { param_written: false, local_written: false, local_escapes: false };
+        assert_eq!(read_param_in_place(&copy), ParamVerdict::ReadInPlace);
+        assert_eq!(
+            read_param_in_place(&ParamCopy { param_written: true, ..copy }),
+            ParamVerdict::ParamWritten
+        );
+        assert_eq!(
+            read_param_in_place(&ParamCopy { local_written: true, ..copy }),
+            ParamVerdict::LocalWritten
+        );
+        assert_eq!(
+            read_param_in_place(&ParamCopy { local_escapes: true, ..copy }),
+            ParamVerdict::LocalEscapes
+        );
     }
 }

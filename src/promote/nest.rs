@@ -1,0 +1,498 @@
+//! Loop nests over local arrays: which loops to unroll fully so that an
+//! array becomes registers, and which runtime loops to keep rolled.
+//!
+//! The shim describes a function's loops and, for the arrays a loop
+//! addresses, every access to each: which loops' counters step its offset,
+//! whether data decides it, which loops it varies in. The plan is made per
+//! array, on what the array will be once every planned rewrite is applied:
+//! - it becomes registers when each loop whose counter steps one of its
+//!   offsets is unrolled fully (SROA then splits it), or when
+//!   promote-locals-select will take what data still indexes;
+//! - otherwise it stays in local memory, and unrolling any loop for it buys
+//!   only code (a ray tracer's 28-byte array, also read at data-dependent
+//!   indexes, had its 8-iteration loop unrolled for 3x the SASS and not one
+//!   local access fewer).
+//!
+//! Only the loops that step an offset are unrolled: an outer loop whose body
+//! reaches the array through an inner loop's counter, or at an index from
+//! data, stays rolled.
+
+use super::Limits;
+
+/// A loop's place in `Nest::loops`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct LoopId(pub u32);
+
+/// An array's place in `Nest::arrays`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ArrayId(pub u32);
+
+/// What the source asks of a loop's unrolling (pragmas, LLVM's loop
+/// metadata); the plan never overrides it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SourceUnroll {
+    Unspecified,
+    /// `#pragma unroll` with no count: unrolled fully whatever its size.
+    Full,
+    /// Anything else the source decided (a count, `nounroll`).
+    Other,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NestLoop {
+    pub parent: Option<LoopId>,
+    /// `None`: the trip count is not a constant.
+    pub trip_count: Option<u32>,
+    /// IR instructions of one iteration, inner loops with a constant trip
+    /// count counted that many times.
+    pub iteration_insts: u32,
+    pub source: SourceUnroll,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NestArray {
+    pub bytes: u64,
+    /// Its address goes where no unrolling follows it: a call, a store of
+    /// the address, a volatile access.
+    pub escapes: bool,
+}
+
+/// What an access's offset is once the loops that step it are unrolled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Base {
+    Constant,
+    /// Decided by data (a value loaded, a computed index): no unrolling
+    /// makes it a constant. `elements`: how many of the array's elements
+    /// the access may reach.
+    Data {
+        elements: u64,
+    },
+    /// Stepped by a loop by an amount that is not a constant: no unrolling
+    /// makes it a constant.
+    Rolled,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Access {
+    pub array: ArrayId,
+    /// The innermost loop holding the access.
+    pub innermost: Option<LoopId>,
+    /// The innermost loop its offset varies in; it varies in every loop
+    /// around that one too, and in no other.
+    pub deepest_varying: Option<LoopId>,
+    pub writes: bool,
+    /// The loops whose counters step the offset, each by a constant.
+    pub steps: Vec<LoopId>,
+    /// The offset once they are unrolled.
+    pub base: Base,
+    /// Its offset is computed in its innermost loop from values the loop
+    /// does not change and the previous iteration's alone, never from
+    /// memory: a stride, or a circular buffer's wrapped index. (Only a
+    /// runtime loop's verdict reads it, of the accesses in its own body.)
+    pub from_iterations: bool,
+}
+
+impl Access {
+    fn indexed_by_data(&self) -> bool {
+        matches!(self.base, Base::Data { .. })
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Nest {
+    pub loops: Vec<NestLoop>,
+    pub arrays: Vec<NestArray>,
+    pub accesses: Vec<Access>,
+}
+
+impl Nest {
+    fn lp(&self, id: LoopId) -> &NestLoop {
+        &self.loops[id.0 as usize]
+    }
+
+    fn array(&self, id: ArrayId) -> &NestArray {
+        &self.arrays[id.0 as usize]
+    }
+
+    /// `inner`, its parent, its parent's parent, ...
+    fn loops_around(&self, inner: Option<LoopId>) -> impl Iterator<Item = LoopId> + '_ {
+        std::iter::successors(inner, |&l| self.lp(l).parent)
+    }
+
+    fn encloses(&self, outer: LoopId, inner: Option<LoopId>) -> bool {
+        self.loops_around(inner).any(|l| l == outer)
+    }
+
+    fn accesses_of(&self, array: ArrayId) -> impl Iterator<Item = &Access> + '_ {
+        self.accesses.iter().filter(move |a| a.array == array)
+    }
+}
+
+/// Why an array stays in local memory whatever is unrolled for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StaysInMemory {
+    AddressEscapes,
+    /// Over `Limits::max_array_bytes`: more than registers can hold.
+    TooBig,
+    /// Some offset is stepped by an amount that is not a constant.
+    RolledOffset,
+    /// A loop that steps an offset cannot be unrolled fully.
+    TooManyTrips(LoopId),
+    UnrolledTooBig(LoopId),
+    RuntimeTrips(LoopId),
+    SourceDecides(LoopId),
+    /// Data indexes it, and promote-locals-select will not make it scalars
+    /// (too big, too many selects, or no loop reuses what was set before
+    /// it: `super::selects_local`'s rule).
+    IndexedByData,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ArrayPlan {
+    /// Registers once these loops are unrolled fully, and with `selects`
+    /// once promote-locals-select has made the data-dependent accesses
+    /// selects.
+    Registers {
+        unroll: Vec<LoopId>,
+        selects: bool,
+    },
+    Memory(StaysInMemory),
+}
+
+/// What the array will be once the loops that step its offsets are
+/// unrolled.
+pub fn plan_array(nest: &Nest, array: ArrayId, limits: &Limits) -> ArrayPlan {
+    let facts = nest.array(array);
+    if facts.escapes {
+        return ArrayPlan::Memory(StaysInMemory::AddressEscapes);
+    }
+    if facts.bytes > limits.max_array_bytes {
+        return ArrayPlan::Memory(StaysInMemory::TooBig);
+    }
+    // The loops that step offsets that then become constants; stepping a
+    // data-dependent offset gains nothing.
+    let mut unroll: Vec<LoopId> = Vec::new();
+    for access in nest.accesses_of(array) {
+        match access.base {
+            Base::Rolled => return ArrayPlan::Memory(StaysInMemory::RolledOffset),
+            Base::Constant => unroll.extend(&access.steps),
+            Base::Data { .. } => {}
+        }
+    }
+    unroll.sort_unstable();
+    unroll.dedup();
+    for &l in &unroll {
+        if let Some(why) = cannot_unroll(nest.lp(l), l, limits) {
+            return ArrayPlan::Memory(why);
+        }
+    }
+    let selects = nest.accesses_of(array).any(Access::indexed_by_data);
+    if selects && !selects_after_unrolling(nest, array, &unroll, limits) {
+        return ArrayPlan::Memory(StaysInMemory::IndexedByData);
+    }
+    ArrayPlan::Registers { unroll, selects }
+}
+
+/// Why `l` cannot be unrolled fully, if it cannot.
+fn cannot_unroll(l: &NestLoop, id: LoopId, limits: &Limits) -> Option<StaysInMemory> {
+    match l.source {
+        SourceUnroll::Full => return None,
+        SourceUnroll::Other => return Some(StaysInMemory::SourceDecides(id)),
+        SourceUnroll::Unspecified => {}
+    }
+    let Some(trips) = l.trip_count else {
+        return Some(StaysInMemory::RuntimeTrips(id));
+    };
+    if trips > limits.max_trip_count {
+        Some(StaysInMemory::TooManyTrips(id))
+    } else if u64::from(trips) * u64::from(l.iteration_insts) > u64::from(limits.max_unrolled_insts) {
+        Some(StaysInMemory::UnrolledTooBig(id))
+    } else {
+        None
+    }
+}
+
+/// Whether promote-locals-select, which runs after the unrollers, will make
+/// the array scalars once `unroll` is unrolled: `super::selects_local`'s
+/// rule on the facts as they will be. Each data-dependent access inside an
+/// unrolled loop is copied once per iteration; a loop left rolled reuses
+/// what was set before it when it writes nothing of the array at an offset
+/// that is then a constant.
+fn selects_after_unrolling(nest: &Nest, array: ArrayId, unroll: &[LoopId], limits: &Limits) -> bool {
+    let data = || nest.accesses_of(array).filter(|a| a.indexed_by_data());
+    let mut selected = 0u64;
+    for access in data() {
+        let Base::Data { elements } = access.base else { unreachable!("filtered") };
+        let copies = nest
+            .loops_around(access.innermost)
+            .filter(|l| unroll.contains(l))
+            .map(|l| u64::from(nest.lp(l).trip_count.unwrap_or(1)))
+            .product::<u64>();
+        selected = selected.saturating_add(elements.saturating_mul(copies));
+    }
+    let writes_constant_offset = |l: LoopId| {
+        nest.accesses_of(array).any(|a| a.writes && !a.indexed_by_data() && nest.encloses(l, a.innermost))
+    };
+    let reused_in_loop = data().any(|access| {
+        nest.loops_around(access.innermost).any(|l| !unroll.contains(&l) && !writes_constant_offset(l))
+    });
+    super::selects_local(
+        &super::DynamicLocal { bytes: nest.array(array).bytes, selected, reused_in_loop },
+        limits,
+    )
+}
+
+/// What to do with one loop over local arrays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoopVerdict {
+    /// Unroll it fully: with the other loops planned for `array`, every
+    /// offset into it becomes a constant (or a select's).
+    FullUnroll { array: ArrayId, unrolled_insts: u64 },
+    /// A runtime trip count over an array that stays in memory: keep one
+    /// access per iteration, as the source has it, rather than the copies
+    /// runtime unrolling and vectorizing make (nvcc makes several times
+    /// fewer local accesses on such loops); ptxas too is told to leave the
+    /// loop rolled, or it unrolls it the more.
+    KeepRolled { array: ArrayId },
+    /// A runtime loop over an array that becomes registers all the same
+    /// (promote-locals-select makes selects of what data indexes, a
+    /// circular buffer's wrapped index too): a loop kept rolled would buy
+    /// nothing, and its selects would run every iteration.
+    BecomesRegisters { array: ArrayId },
+    /// The array becomes registers without unrolling this loop: no offset
+    /// into it varies with this loop's counter, only with inner loops' or
+    /// with data.
+    NotNeeded { array: ArrayId },
+    /// Left to LLVM: the array stays in memory, this loop being the cause
+    /// (or another, or the array itself).
+    Memory { array: ArrayId, why: StaysInMemory },
+    /// The loop addresses no array at an offset that varies in it.
+    Nothing,
+}
+
+/// The verdict on `l`, from the plans of the arrays whose offsets vary in
+/// it.
+pub fn plan_loop(nest: &Nest, l: LoopId, limits: &Limits) -> LoopVerdict {
+    if nest.lp(l).trip_count.is_none() {
+        return plan_runtime_loop(nest, l, limits);
+    }
+    let mut arrays: Vec<ArrayId> =
+        nest.accesses.iter().filter(|a| nest.encloses(l, a.deepest_varying)).map(|a| a.array).collect();
+    arrays.sort_unstable();
+    arrays.dedup();
+    // The largest array first: the one a remark names when no plan needs
+    // this loop.
+    arrays.sort_by_key(|&a| std::cmp::Reverse(nest.array(a).bytes));
+    let plans: Vec<(ArrayId, ArrayPlan)> = arrays.iter().map(|&a| (a, plan_array(nest, a, limits))).collect();
+    for (array, plan) in &plans {
+        if let ArrayPlan::Registers { unroll, .. } = plan {
+            if unroll.contains(&l) {
+                let this = nest.lp(l);
+                let unrolled_insts =
+                    u64::from(this.trip_count.unwrap_or(1)) * u64::from(this.iteration_insts);
+                return LoopVerdict::FullUnroll { array: *array, unrolled_insts };
+            }
+        }
+    }
+    match plans.first() {
+        None => LoopVerdict::Nothing,
+        Some((array, ArrayPlan::Registers { .. })) => LoopVerdict::NotNeeded { array: *array },
+        Some(&(array, ArrayPlan::Memory(why))) => LoopVerdict::Memory { array, why },
+    }
+}
+
+/// A loop with a runtime trip count: kept rolled for the arrays it
+/// addresses in its own body at offsets computed from its previous
+/// iteration (a stride, or a circular buffer's wrapped index) that stay in
+/// memory; left to LLVM where each such array becomes registers all the
+/// same.
+fn plan_runtime_loop(nest: &Nest, l: LoopId, limits: &Limits) -> LoopVerdict {
+    let mut arrays: Vec<ArrayId> = nest
+        .accesses
+        .iter()
+        .filter(|a| a.innermost == Some(l) && nest.encloses(l, a.deepest_varying))
+        .filter(|a| a.from_iterations || strides(a, l))
+        .map(|a| a.array)
+        .collect();
+    arrays.sort_unstable();
+    arrays.dedup();
+    arrays.sort_by_key(|&a| std::cmp::Reverse(nest.array(a).bytes));
+    let Some(&largest) = arrays.first() else {
+        return LoopVerdict::Nothing;
+    };
+    match arrays.iter().find(|&&a| matches!(plan_array(nest, a, limits), ArrayPlan::Memory(_))) {
+        Some(&array) => LoopVerdict::KeepRolled { array },
+        None => LoopVerdict::BecomesRegisters { array: largest },
+    }
+}
+
+/// Whether `l`'s counter steps the access's offset by a constant.
+fn strides(access: &Access, l: LoopId) -> bool {
+    access.steps.contains(&l)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LIMITS: Limits = super::super::TEST_LIMITS;
+    const OUTER: LoopId = LoopId(0);
+    const INNER: LoopId = LoopId(1);
+    const A: ArrayId = ArrayId(0);
+
+    fn lp(parent: Option<LoopId>, trips: Option<u32>, insts: u32) -> NestLoop {
+        NestLoop { parent, trip_count: trips, iteration_insts: insts, source: SourceUnroll::Unspecified }
+    }
+
+    /// An access in `innermost` at an offset stepped by `steps`, with `base`
+    /// once they are unrolled.
+    fn access(innermost: LoopId, steps: &[LoopId], base: Base, writes: bool) -> Access {
+        let deepest_varying = match base {
+            Base::Constant => steps.iter().copied().max(),
+            _ => Some(innermost),
+        };
+        Access {
+            array: A,
+            innermost: Some(innermost),
+            deepest_varying,
+            writes,
+            steps: steps.to_vec(),
+            base,
+            from_iterations: true,
+        }
+    }
+
+    /// An outer loop of 17 iterations around an inner one of 18.
+    fn nest(bytes: u64, accesses: Vec<Access>) -> Nest {
+        Nest {
+            loops: vec![lp(None, Some(17), 18 * 10 + 20), lp(Some(OUTER), Some(18), 10)],
+            arrays: vec![NestArray { bytes, escapes: false }],
+            accesses,
+        }
+    }
+
+    #[test]
+    fn an_outer_loop_stays_rolled_when_only_the_inner_counter_steps_the_offsets() {
+        let n = nest(72, vec![access(INNER, &[INNER], Base::Constant, false)]);
+        assert_eq!(plan_array(&n, A, &LIMITS), ArrayPlan::Registers { unroll: vec![INNER], selects: false });
+        assert!(matches!(plan_loop(&n, INNER, &LIMITS), LoopVerdict::FullUnroll { .. }));
+        // Once the inner loop is unrolled its offsets are constants, and the
+        // outer loop has nothing to unroll for; before, it is not needed.
+        assert_eq!(plan_loop(&n, OUTER, &LIMITS), LoopVerdict::NotNeeded { array: A });
+    }
+
+    #[test]
+    fn both_loops_unroll_when_both_counters_step_the_offset() {
+        let n = nest(72 * 17, vec![access(INNER, &[OUTER, INNER], Base::Constant, false)]);
+        // 1,224 bytes: more than registers hold.
+        assert_eq!(plan_array(&n, A, &LIMITS), ArrayPlan::Memory(StaysInMemory::TooBig));
+        let n = nest(1024, vec![access(INNER, &[OUTER, INNER], Base::Constant, false)]);
+        assert_eq!(
+            plan_array(&n, A, &LIMITS),
+            ArrayPlan::Registers { unroll: vec![OUTER, INNER], selects: false }
+        );
+        assert_eq!(
+            plan_loop(&n, OUTER, &LIMITS),
+            LoopVerdict::FullUnroll { array: A, unrolled_insts: 17 * 200 }
+        );
+    }
+
+    #[test]
+    fn nothing_is_unrolled_for_an_array_that_stays_in_memory() {
+        // Read at a data-dependent index outside any loop that reuses it:
+        // promote-locals-select will not take it.
+        let mut n = nest(
+            28,
+            vec![
+                access(INNER, &[INNER], Base::Constant, true),
+                access(INNER, &[], Base::Data { elements: 7 }, false),
+            ],
+        );
+        n.accesses[1].innermost = None;
+        n.accesses[1].deepest_varying = None;
+        assert_eq!(plan_array(&n, A, &LIMITS), ArrayPlan::Memory(StaysInMemory::IndexedByData));
+        assert_eq!(
+            plan_loop(&n, INNER, &LIMITS),
+            LoopVerdict::Memory { array: A, why: StaysInMemory::IndexedByData }
+        );
+        // A runtime loop steps it: no other loop is unrolled for it either.
+        let mut n = nest(64, vec![access(INNER, &[INNER], Base::Constant, false)]);
+        n.loops[0].trip_count = None;
+        n.accesses.push(access(OUTER, &[OUTER], Base::Constant, true));
+        assert_eq!(
+            plan_loop(&n, INNER, &LIMITS),
+            LoopVerdict::Memory { array: A, why: StaysInMemory::RuntimeTrips(OUTER) }
+        );
+        let mut n = nest(64, vec![access(INNER, &[INNER], Base::Constant, false)]);
+        n.arrays[0].escapes = true;
+        assert_eq!(plan_array(&n, A, &LIMITS), ArrayPlan::Memory(StaysInMemory::AddressEscapes));
+    }
+
+    #[test]
+    fn an_array_reused_at_data_dependent_indexes_in_a_rolled_loop_becomes_selects() {
+        // Filled by the inner loop, read by data in the outer one, which
+        // stays rolled and writes nothing of it at a constant offset.
+        let mut n = nest(64, vec![access(INNER, &[INNER], Base::Constant, true)]);
+        n.loops[1].parent = None;
+        n.accesses.push(access(OUTER, &[], Base::Data { elements: 16 }, false));
+        assert_eq!(plan_array(&n, A, &LIMITS), ArrayPlan::Registers { unroll: vec![INNER], selects: true });
+        assert_eq!(plan_loop(&n, OUTER, &LIMITS), LoopVerdict::NotNeeded { array: A });
+        // Over the selects limit once the unrolled loop copies the access.
+        let mut n = nest(64, vec![access(INNER, &[INNER], Base::Constant, false)]);
+        n.accesses.push(access(INNER, &[], Base::Data { elements: 16 }, false));
+        n.accesses.push(access(OUTER, &[], Base::Constant, true));
+        assert_eq!(plan_array(&n, A, &LIMITS), ArrayPlan::Memory(StaysInMemory::IndexedByData));
+    }
+
+    #[test]
+    fn each_limit_keeps_the_array_in_memory() {
+        let one = |trips, insts, source| Nest {
+            loops: vec![NestLoop { parent: None, trip_count: trips, iteration_insts: insts, source }],
+            arrays: vec![NestArray { bytes: 64, escapes: false }],
+            accesses: vec![access(OUTER, &[OUTER], Base::Constant, false)],
+        };
+        let why = |n: &Nest| plan_array(n, A, &LIMITS);
+        use SourceUnroll::*;
+        assert_eq!(
+            why(&one(Some(33), 10, Unspecified)),
+            ArrayPlan::Memory(StaysInMemory::TooManyTrips(OUTER))
+        );
+        assert_eq!(
+            why(&one(Some(32), 126, Unspecified)),
+            ArrayPlan::Memory(StaysInMemory::UnrolledTooBig(OUTER))
+        );
+        assert_eq!(
+            why(&one(Some(32), 126, Full)),
+            ArrayPlan::Registers { unroll: vec![OUTER], selects: false }
+        );
+        assert_eq!(why(&one(Some(4), 10, Other)), ArrayPlan::Memory(StaysInMemory::SourceDecides(OUTER)));
+        let mut rolled = one(Some(4), 10, Unspecified);
+        rolled.accesses[0].base = Base::Rolled;
+        assert_eq!(why(&rolled), ArrayPlan::Memory(StaysInMemory::RolledOffset));
+    }
+
+    #[test]
+    fn runtime_loops_stay_rolled_unless_the_array_becomes_registers_all_the_same() {
+        let runtime = |bytes, steps: &[LoopId], base| Nest {
+            loops: vec![lp(None, None, 40)],
+            arrays: vec![NestArray { bytes, escapes: false }],
+            accesses: vec![access(OUTER, steps, base, false)],
+        };
+        let keep = LoopVerdict::KeepRolled { array: A };
+        let registers = LoopVerdict::BecomesRegisters { array: A };
+        // A stride from a constant: the loop would have to unroll.
+        assert_eq!(plan_loop(&runtime(1 << 20, &[OUTER], Base::Constant), OUTER, &LIMITS), keep);
+        assert_eq!(plan_loop(&runtime(16, &[OUTER], Base::Constant), OUTER, &LIMITS), keep);
+        // From a place data decides: a small array becomes selects.
+        assert_eq!(plan_loop(&runtime(16, &[OUTER], Base::Data { elements: 4 }), OUTER, &LIMITS), registers);
+        assert_eq!(plan_loop(&runtime(128, &[OUTER], Base::Data { elements: 4 }), OUTER, &LIMITS), keep);
+        // A circular buffer's wrapped index.
+        let wrapped = Base::Data { elements: 19 };
+        assert_eq!(plan_loop(&runtime(76, &[], wrapped), OUTER, &LIMITS), keep);
+        assert_eq!(plan_loop(&runtime(64, &[], Base::Data { elements: 16 }), OUTER, &LIMITS), registers);
+        // An index read from memory: not kept rolled for.
+        let mut lookup = runtime(4096, &[], wrapped);
+        lookup.accesses[0].from_iterations = false;
+        assert_eq!(plan_loop(&lookup, OUTER, &LIMITS), LoopVerdict::Nothing);
+    }
+}
