@@ -61,17 +61,20 @@ pub enum Event {
     Hit,
     Miss,
     Corrupt,
+    /// An entry the budget cut, tuned further.
+    Partial,
     TuningBuild,
 }
 
 impl Event {
-    const ALL: [Event; 4] = [Event::Hit, Event::Miss, Event::Corrupt, Event::TuningBuild];
+    const ALL: [Event; 5] = [Event::Hit, Event::Miss, Event::Corrupt, Event::Partial, Event::TuningBuild];
 
     fn file(self) -> &'static str {
         match self {
             Event::Hit => "hits",
             Event::Miss => "misses",
             Event::Corrupt => "corrupt",
+            Event::Partial => "partial",
             Event::TuningBuild => "tuning-builds",
         }
     }
@@ -81,6 +84,7 @@ impl Event {
             Event::Hit => "cache hits",
             Event::Miss => "cache misses",
             Event::Corrupt => "corrupt entries tuned again",
+            Event::Partial => "partial entries tuned further",
             Event::TuningBuild => "tuning builds",
         }
     }

@@ -43,6 +43,9 @@ pub struct Figures {
     /// Local memory loads and stores in the SASS (spills and local arrays).
     pub ldl: u32,
     pub stl: u32,
+    /// The same, weighted by the loops they are in, as `weighted_sass`.
+    #[serde(default)]
+    pub weighted_local: f64,
     /// Threads a block, from the kernel's `.reqntid` or `.maxntid`.
     pub block_threads: Option<u32>,
     pub occupancy: Occupancy,
@@ -110,10 +113,10 @@ pub fn measure(
     }
 
     let mut figures = parse_ptxas(&stderr);
-    for (name, (count, weighted, ldl, stl)) in parse_sass(&String::from_utf8_lossy(&sass.stdout), loop_weight)
-    {
+    for (name, counts) in parse_sass(&String::from_utf8_lossy(&sass.stdout), loop_weight) {
         let f = figures.entry(name).or_default();
-        (f.sass, f.weighted_sass, f.ldl, f.stl) = (count, weighted, ldl, stl);
+        (f.sass, f.weighted_sass, f.ldl, f.stl, f.weighted_local) =
+            (counts.instructions, counts.weighted, counts.ldl, counts.stl, counts.weighted_local);
     }
     for (name, f) in &mut figures {
         f.block_threads = ptx.block_threads(name);
@@ -190,8 +193,19 @@ fn amounts(line: &str) -> impl Iterator<Item = (u32, &str)> {
     })
 }
 
-/// Per function of `cuobjdump -sass` output: (SASS instructions, the same
-/// weighted by loops, LDL instructions, STL instructions), NOPs not counted.
+/// One function's SASS, NOPs not counted.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SassCounts {
+    pub instructions: u32,
+    /// Each instruction `loop_weight^depth` times (`parse_sass`).
+    pub weighted: f64,
+    pub ldl: u32,
+    pub stl: u32,
+    /// LDL and STL weighted as `weighted`.
+    pub weighted_local: f64,
+}
+
+/// Per function of `cuobjdump -sass` output, its `SassCounts`.
 ///
 /// A loop shows in SASS as a branch (`BRA`, `JMP`, predicated or not) to an
 /// address below its own; the loop spans the target to the branch. Branches
@@ -201,7 +215,7 @@ fn amounts(line: &str) -> impl Iterator<Item = (u32, &str)> {
 /// swamp everything else). The `BRA` to itself that pads each function after
 /// its last `EXIT` is no loop; it counts as an instruction, as NOPs do not.
 /// Indirect branches (`BRX`) have no target to read and make no loop.
-pub fn parse_sass(text: &str, loop_weight: f64) -> BTreeMap<String, (u32, f64, u32, u32)> {
+pub fn parse_sass(text: &str, loop_weight: f64) -> BTreeMap<String, SassCounts> {
     // Per function: its name, (address, opcode) of each instruction, and
     // each loop's start address with its end.
     let mut sections = Vec::<(&str, Vec<(u64, &str)>, BTreeMap<u64, u64>)>::new();
@@ -250,25 +264,25 @@ fn sass_instruction(line: &str) -> Option<(u64, &str, &str)> {
     opcode.starts_with(|c: char| c.is_ascii_uppercase()).then_some((address, opcode, operands))
 }
 
-/// (instructions, weighted, LDL, STL) of one function's instructions.
-fn sass_figures(
-    instructions: &[(u64, &str)],
-    loops: &BTreeMap<u64, u64>,
-    loop_weight: f64,
-) -> (u32, f64, u32, u32) {
-    let (mut count, mut weighted, mut ldl, mut stl) = (0, 0.0, 0, 0);
+/// The `SassCounts` of one function's instructions.
+fn sass_figures(instructions: &[(u64, &str)], loops: &BTreeMap<u64, u64>, loop_weight: f64) -> SassCounts {
+    let mut counts = SassCounts::default();
     for &(address, opcode) in instructions {
-        match opcode {
-            "NOP" => continue,
-            "LDL" => ldl += 1,
-            "STL" => stl += 1,
-            _ => {}
+        if opcode == "NOP" {
+            continue;
         }
         let depth = loops.iter().filter(|&(&start, &end)| start <= address && address <= end).count().min(4);
-        count += 1;
-        weighted += loop_weight.powi(depth as i32);
+        let weight = loop_weight.powi(depth as i32);
+        counts.instructions += 1;
+        counts.weighted += weight;
+        match opcode {
+            "LDL" => counts.ldl += 1,
+            "STL" => counts.stl += 1,
+            _ => continue,
+        }
+        counts.weighted_local += weight;
     }
-    (count, weighted, ldl, stl)
+    counts
 }
 
 /// A PTX module's functions, as the tuner needs them: which are kernels,
@@ -348,6 +362,19 @@ impl<'a> Ptx<'a> {
     /// that closes its body), or None where it is only declared or absent.
     pub fn function_text(&self, name: &str) -> Option<&'a str> {
         self.definitions.iter().find(|d| d.0 == name).map(|d| d.2)
+    }
+
+    /// Each defined function's text as a digest: two builds whose digests of
+    /// a function agree made the same PTX of it.
+    pub fn function_digests(&self) -> BTreeMap<String, String> {
+        use sha2::{Digest, Sha256};
+        self.definitions
+            .iter()
+            .map(|(name, _, text)| {
+                let digest = Sha256::digest(text.as_bytes());
+                (name.to_string(), digest.iter().take(16).map(|b| format!("{b:02x}")).collect())
+            })
+            .collect()
     }
 
     /// Per kernel, the functions it calls, directly or through others.
@@ -583,8 +610,8 @@ ptxas info    : Used 48 registers, used 1 barriers, 4096 bytes smem, 372 bytes c
         // 38 instructions: the outer loop spans 0xc0..=0x1f0 (20), the inner
         // 0x130..=0x1a0 (8) inside it; 18 outside both.
         let figures = parse_sass(NEST, 10.0);
-        assert_eq!(figures["nest"], (38, 18.0 + 12.0 * 10.0 + 8.0 * 100.0, 0, 0));
-        assert_eq!(parse_sass(NEST, 1.0)["nest"].1, 38.0);
+        assert_eq!(figures["nest"], counts(38, 18.0 + 12.0 * 10.0 + 8.0 * 100.0, 0, 0, 0.0));
+        assert_eq!(parse_sass(NEST, 1.0)["nest"].weighted, 38.0);
     }
 
     #[test]
@@ -610,8 +637,9 @@ ptxas info    : Used 48 registers, used 1 barriers, 4096 bytes smem, 372 bytes c
         let figures = parse_sass(text, 2.0);
         // Loops: 0x0..=0x20, 0x20..=0x70 (two back branches to 0x20).
         let weights = [2.0, 2.0, 4.0, 2.0, 2.0, 2.0, 2.0, 2.0, 1.0, 1.0];
-        assert_eq!(figures["a"], (10, weights.iter().sum(), 2, 1));
-        assert_eq!(figures["b"], (1, 1.0, 0, 0));
+        // STL at 0x0 (depth 1), LDL at 0x30 and 0x60 (depth 1).
+        assert_eq!(figures["a"], counts(10, weights.iter().sum(), 2, 1, 6.0));
+        assert_eq!(figures["b"], counts(1, 1.0, 0, 0, 0.0));
     }
 
     #[test]
@@ -623,7 +651,11 @@ ptxas info    : Used 48 registers, used 1 barriers, 4096 bytes smem, 372 bytes c
             text += &format!("/*{:04x}*/ @P0 BRA 0x{:x} ;\n", 0x100 + i * 0x10, 0x100 - i * 0x10);
         }
         // 0x100..=0x130 are in 6, 6, 5, 4 loops (capped at 4), then 3, 2, 1.
-        assert_eq!(parse_sass(&text, 2.0)["deep"], (7, 16.0 * 4.0 + 8.0 + 4.0 + 2.0, 0, 0));
+        assert_eq!(parse_sass(&text, 2.0)["deep"], counts(7, 16.0 * 4.0 + 8.0 + 4.0 + 2.0, 0, 0, 0.0));
+    }
+
+    fn counts(instructions: u32, weighted: f64, ldl: u32, stl: u32, weighted_local: f64) -> SassCounts {
+        SassCounts { instructions, weighted, ldl, stl, weighted_local }
     }
 
     /// Trimmed clang 22 PTX: a function returning a value, a declaration of

@@ -27,6 +27,10 @@ pub struct Settings {
     pub jobs: usize,
     pub objective: Objective,
     pub loop_weight: f64,
+    pub local_weight: f64,
+    /// Seconds of tuning per compile and GPU (`--budget`): past it no
+    /// further candidate build or cap round starts.
+    pub budget: Option<f64>,
     pub saturating_warps: Option<u32>,
     pub cache: Option<Cache>,
     pub plugin: PathBuf,
@@ -38,11 +42,15 @@ pub struct Settings {
     pub measure: Option<crate::measure::Measure>,
 }
 
-/// A cache entry: one GPU's options section and report.
+/// A cache entry: one GPU's options section and report; where the budget
+/// cut the search, the candidates it built, from which a later compile of
+/// the same key tunes further.
 #[derive(Serialize, Deserialize)]
 struct Entry {
     section: String,
     report: GpuReport,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    partial: Option<BTreeMap<String, Built>>,
 }
 
 fn warn(what: impl std::fmt::Display) {
@@ -92,25 +100,32 @@ pub fn launch(settings: &Settings, command: &[String]) -> Result<ExitStatus, Str
     let options_text = OptionsFile::write(&header, &[]) + &text;
     let options = scratch.path().join("chosen.nvra");
     std::fs::write(&options, &options_text).map_err(|e| e.to_string())?;
-    if let Some(out) = &settings.options_out {
-        std::fs::write(out, &options_text).map_err(|e| format!("{}: {e}", out.display()))?;
-    }
     if let Some(measure) = &settings.measure {
-        let stock = scratch.path().join("stock.nvra");
-        std::fs::write(
-            &stock,
-            OptionsFile::write(
-                "stock",
-                &[Section { gpu: None, others: FunctionChoices::stock(), functions: vec![] }],
-            ),
-        )
-        .map_err(|e| e.to_string())?;
-        let (winner, measured) =
-            measure.choose(&compile, &tools.plugin, &[("stock", &stock), ("tuned", &options)])?;
+        // Stock's and the default's builds beside the tuned one: timings
+        // judge against both, as the objective does.
+        let everywhere = |label: &str, choices: FunctionChoices| -> Result<PathBuf, String> {
+            let path = scratch.path().join(format!("{label}.nvra"));
+            let section = Section { gpu: None, others: choices, functions: vec![] };
+            std::fs::write(&path, OptionsFile::write(label, &[section])).map_err(|e| e.to_string())?;
+            Ok(path)
+        };
+        let stock = everywhere("stock", FunctionChoices::stock())?;
+        let default = everywhere("default", FunctionChoices::plugin_default())?;
+        let (winner, measured) = measure.choose(
+            &compile,
+            &tools.plugin,
+            &[("stock", &stock), ("default", &default), ("tuned", &options)],
+        )?;
         report.measured = Some(measured);
-        if winner == "stock" {
-            std::fs::copy(&stock, &options).map_err(|e| e.to_string())?;
+        match winner.as_str() {
+            "stock" => std::fs::copy(&stock, &options).map(drop).map_err(|e| e.to_string())?,
+            "default" => std::fs::copy(&default, &options).map(drop).map_err(|e| e.to_string())?,
+            _ => {}
         }
+    }
+    if let Some(out) = &settings.options_out {
+        // After --measure: its winner's choices.
+        std::fs::copy(&options, out).map_err(|e| format!("{}: {e}", out.display()))?;
     }
     write_report(settings, &report)?;
     let status = compile
@@ -191,9 +206,13 @@ fn tune_gpu(
         objective: settings.objective,
         gpu: table,
         saturating_warps: settings.saturating_warps.unwrap_or_else(|| Judge::default_saturation(table)),
+        local_weight: settings.local_weight,
     };
     let (source, flags) = compile.cache_inputs(gpu)?;
-    let objective = format!("{:?} {} {}", settings.objective, settings.loop_weight, judge.saturating_warps);
+    let objective = format!(
+        "{:?} {} {} {}",
+        settings.objective, settings.loop_weight, judge.saturating_warps, judge.local_weight
+    );
     let flags = flags.join("\0");
     let mut parts: Vec<(&str, &[u8])> =
         tools.versions.iter().map(|(l, v)| (l.as_str(), v.as_slice())).collect();
@@ -204,14 +223,20 @@ fn tune_gpu(
         ("source", source.as_slice()),
     ]);
     let key = Key::new(&parts);
+    let mut earlier = BTreeMap::new();
     if let Some(cache) = &settings.cache {
         match cache.get(&key) {
             Lookup::Hit(body) => match read_entry(&body) {
-                Ok((section, mut report)) => {
+                Ok(Entry { section, mut report, partial: None }) => {
                     cache.record(Event::Hit, 1);
                     report.from_cache = true;
                     report.tuning_builds = 0;
                     return Ok((section, report));
+                }
+                Ok(Entry { partial: Some(tried), .. }) => {
+                    cache.record(Event::Partial, 1);
+                    tracing::debug!("{gpu}: a partial entry: tuning further from its {} builds", tried.len());
+                    earlier = tried;
                 }
                 Err(why) => {
                     cache.record(Event::Corrupt, 1);
@@ -227,6 +252,7 @@ fn tune_gpu(
     }
 
     let started = Instant::now();
+    let deadline = settings.budget.map(|seconds| started + std::time::Duration::from_secs_f64(seconds));
     let progress = indicatif::ProgressBar::new_spinner();
     progress.set_message(format!("{} for {gpu}", compile.source().display()));
     let counter = AtomicUsize::new(0);
@@ -281,7 +307,7 @@ fn tune_gpu(
                 figures
             }
         };
-        Ok(Built { ptx: text, figures })
+        Ok(Built::new(&text, figures))
     };
     let done = |label: &str| {
         progress.set_message(format!("{} for {gpu}: {label}", compile.source().display()));
@@ -292,6 +318,8 @@ fn tune_gpu(
         judge,
         candidates: search::candidates(compile.has_middle_end()),
         jobs: settings.jobs,
+        deadline,
+        earlier,
         build: &build,
         progress: &done,
     };
@@ -308,6 +336,7 @@ fn tune_gpu(
         .map(|(name, d)| KernelReport {
             function: name.clone(),
             stock: outcome.stock.get(name).cloned(),
+            default: outcome.default.get(name).cloned(),
             tuned: outcome.tuned.get(name).cloned(),
             choice: d.choice.clone(),
             reason: d.reason.clone(),
@@ -320,10 +349,15 @@ fn tune_gpu(
         tuning_seconds: started.elapsed().as_secs_f64(),
         from_cache: false,
         candidates_from_bitcode: from_bitcode.get() == Some(&true),
+        budget_cut: outcome.cut,
         kernels,
     };
     if let Some(cache) = &settings.cache {
-        let entry = Entry { section: outcome.section.to_text(), report: report.clone() };
+        let entry = Entry {
+            section: outcome.section.to_text(),
+            report: report.clone(),
+            partial: outcome.cut.then_some(outcome.tried),
+        };
         if let Err(e) = cache.put(&key, serde_json::to_string(&entry).expect("entries serialize").as_bytes())
         {
             warn(format!("cannot write the cache entry: {e}"));
@@ -347,9 +381,9 @@ fn code_lines(ptx: &str) -> Vec<&str> {
         .collect()
 }
 
-/// A cache entry's section (checked by parsing it) and report.
-fn read_entry(body: &[u8]) -> Result<(String, GpuReport), String> {
+/// A cache entry, its section checked by parsing it.
+fn read_entry(body: &[u8]) -> Result<Entry, String> {
     let entry: Entry = serde_json::from_slice(body).map_err(|e| e.to_string())?;
     OptionsFile::parse(&entry.section)?;
-    Ok((entry.section, entry.report))
+    Ok(entry)
 }

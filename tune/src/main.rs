@@ -54,6 +54,16 @@ struct Cli {
     /// Weight of a SASS instruction per loop around it (weight^depth).
     #[arg(long, default_value_t = 8.0)]
     loop_weight: f64,
+    /// Instructions one local load or store (LDL, STL) counts for, loop-weighted
+    /// like the rest (an L1 hit 9 times in 10: see the objective).
+    #[arg(long, default_value_t = objective::DEFAULT_LOCAL_WEIGHT)]
+    local_weight: f64,
+    /// Seconds of tuning per compile and GPU (also $NVREGALLOC_TUNE_BUDGET):
+    /// past it no further candidate build starts, the best found is used and
+    /// cached as partial, and a later compile of the same source tunes
+    /// further from it.
+    #[arg(long, env = "NVREGALLOC_TUNE_BUDGET", value_name = "SECONDS")]
+    budget: Option<f64>,
     /// Warps per SM past which more buy nothing (default: half the SM's).
     #[arg(long)]
     saturating_warps: Option<u32>,
@@ -165,6 +175,8 @@ fn main() -> ExitCode {
         jobs: cli.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         objective: cli.objective,
         loop_weight: cli.loop_weight,
+        local_weight: cli.local_weight,
+        budget: cli.budget,
         saturating_warps: cli.saturating_warps,
         cache: (!cli.no_cache).then_some(cache),
         plugin: plugin_path(&cli),

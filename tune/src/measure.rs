@@ -1,5 +1,6 @@
 //! `--measure CMD`: timings decide between the choices the static
-//! objective keeps. Each candidate (stock, then the tuned choices) is
+//! objective keeps. Each candidate (stock, the plugin's default, then the
+//! tuned choices) is
 //! built with the compile command, then `CMD` runs `runs` times; stock is
 //! built and run a second time at the end, a control that shows how much
 //! two identical builds differ. A candidate wins only where its times beat

@@ -10,6 +10,9 @@ use nvregalloc::occupancy::Limiter;
 pub struct KernelReport {
     pub function: String,
     pub stock: Option<Figures>,
+    /// The plugin's default build's.
+    #[serde(default)]
+    pub default: Option<Figures>,
     /// `None`: inlined everywhere in the tuned build.
     pub tuned: Option<Figures>,
     pub choice: String,
@@ -30,6 +33,9 @@ pub struct GpuReport {
     /// made stock's PTX) rather than each from the source.
     #[serde(default)]
     pub candidates_from_bitcode: bool,
+    /// Whether the time budget left candidates or cap rounds untried.
+    #[serde(default)]
+    pub budget_cut: bool,
     pub kernels: Vec<KernelReport>,
 }
 
@@ -54,8 +60,16 @@ impl Report {
     /// One line per GPU and function.
     pub fn table(&self) -> String {
         let mut text = format!(
-            "{:<7} {:<36} {:>8} {:>16} {:>9} {:>9} {:>14}  {:<26} reason\n",
-            "gpu", "function", "regs", "warps (limit)", "spill B", "LDL+STL", "loop-w. SASS", "choice"
+            "{:<7} {:<36} {:>8} {:>16} {:>9} {:>9} {:>14} {:>14}  {:<26} reason\n",
+            "gpu",
+            "function",
+            "regs",
+            "warps (limit)",
+            "spill B",
+            "LDL+STL",
+            "loop-w. SASS",
+            "default r/w/l",
+            "choice"
         );
         for gpu in &self.gpus {
             for k in &gpu.kernels {
@@ -63,8 +77,13 @@ impl Report {
                 let t = k.tuned.as_ref();
                 let limit =
                     |f: &Figures| format!("{} ({})", f.occupancy.warps, limiter_name(f.occupancy.limiter));
+                // The default's registers, warps and LDL+STL, to read the
+                // tuned build against.
+                let default = k.default.as_ref().map_or("-".to_owned(), |d| {
+                    format!("{}/{}/{}", d.registers, d.occupancy.warps, d.local())
+                });
                 text += &format!(
-                    "{:<7} {:<36} {:>8} {:>16} {:>9} {:>9} {:>14}  {:<26} {}\n",
+                    "{:<7} {:<36} {:>8} {:>16} {:>9} {:>9} {:>14} {:>14}  {:<26} {}\n",
                     gpu.gpu,
                     truncate(&k.function, 36),
                     pair(stock.registers, t.map(|f| f.registers)),
@@ -76,6 +95,7 @@ impl Report {
                     pair(stock.spills(), t.map(|f| f.spills())),
                     pair(stock.local(), t.map(|f| f.local())),
                     pair(stock.weighted_sass.round() as u64, t.map(|f| f.weighted_sass.round() as u64)),
+                    default,
                     truncate(&k.choice, 26),
                     k.reason
                 );
@@ -87,8 +107,17 @@ impl Report {
             .flat_map(|g| &g.kernels)
             .filter(|k| matches!((&k.stock, &k.tuned), (Some(s), Some(t)) if t.occupancy.warps > s.occupancy.warps))
             .count();
+        // Kernels on stock's choice where the default builds them otherwise:
+        // their reason says why.
+        let stock_over_default = self
+            .gpus
+            .iter()
+            .flat_map(|g| &g.kernels)
+            .filter(|k| k.choice == "stock" && k.default.is_some() && k.default != k.stock)
+            .count();
         let builds: usize = self.gpus.iter().map(|g| g.tuning_builds).sum();
         let seconds: f64 = self.gpus.iter().map(|g| g.tuning_seconds).sum();
+        let cut = if self.gpus.iter().any(|g| g.budget_cut) { "; the budget cut the search" } else { "" };
         let how = if self.gpus.iter().all(|g| g.from_cache) {
             " (from the cache)"
         } else if self.gpus.iter().all(|g| g.candidates_from_bitcode) {
@@ -97,7 +126,7 @@ impl Report {
             ""
         };
         text += &format!(
-            "{}: {gained} functions gain occupancy over stock; {builds} tuning builds, {seconds:.1} s{how}\n",
+            "{}: {gained} functions gain occupancy over stock; {stock_over_default} take stock's choice over the default's; {builds} tuning builds, {seconds:.1} s{how}{cut}\n",
             self.source
         );
         text

@@ -1,11 +1,14 @@
-//! The search, for one GPU: build the source once per candidate (stock and
-//! the plugin's choices), ask ptxas and cuobjdump, and pick per kernel what
-//! the objective prefers; then try register caps; then make sure the
-//! combined build leaves no kernel worse than stock.
+//! The search, for one GPU: build the source once per candidate (stock,
+//! the plugin's default and the plugin's other choices), ask ptxas and
+//! cuobjdump, and pick per kernel what the objective prefers; then try
+//! register caps; then make sure the combined build leaves every kernel
+//! admissible against its baseline (stock's and the default's builds, see
+//! `objective`).
 //!
 //! - Candidates best first per kernel, each distinct PTX once (a choice
 //!   that changes nothing repeats another); the admissible ones come
-//!   first (stock is always one), and the first is the kernel's choice.
+//!   first (the kernel's base is always one: the default, or stock where
+//!   the default spills more), and the first is the kernel's choice.
 //!   Choices that give up instruction-level parallelism (`costs_ilp`) come
 //!   after every other.
 //! - Caps (PTX `.maxnreg`): ptxas left to itself often takes more registers
@@ -19,19 +22,25 @@
 //!   ptxas compiles it into each calling kernel. It takes the choice of the
 //!   caller that gains most by its choice, uncapped (`.maxnreg` is a
 //!   kernel's).
-//! - If a kernel comes out worse than stock in the final build (callers
-//!   that share a callee cannot all have their own choice for it), it falls
-//!   back to stock's choice, or where it is on stock's choice already, the
-//!   caller whose choice its callee took does; the build is redone until
-//!   none is worse. With every kernel on stock's choice the build is
-//!   stock's, so the rounds end.
+//! - If a kernel comes out inadmissible in the final build (callers that
+//!   share a callee cannot all have their own choice for it), it falls back
+//!   to its base, and from its base to stock's choice; where it is on stock's
+//!   choice already, the caller whose choice its callee took does. The
+//!   build is redone until none is inadmissible or nothing is left to fall
+//!   back: each function falls back at most twice, so the rounds end.
+//! - Functions the options do not name (device functions inlined before
+//!   the PTX, which no kernel's choice reaches) take the default's choices,
+//!   as in every candidate but stock: the middle end acts on them before
+//!   they are inlined (a device function's local copies, say), so with
+//!   stock's their kernels would come out as none of the candidates did.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::time::Instant;
 
 use nvregalloc::choices::{self, FunctionChoices, Section, KEYS};
 
 use crate::figures::{Figures, Ptx};
-use crate::objective::Judge;
+use crate::objective::{Baseline, Judge};
 use crate::report::limiter_name;
 
 /// A set of per-function choices the search tries on every kernel.
@@ -44,9 +53,13 @@ pub struct Candidate {
     pub costs_ilp: bool,
 }
 
-/// The candidates in order of preference on ties, stock first (it changes
-/// nothing). Without a middle end (llc), those that act only there are left
-/// out.
+/// The candidates in the order they are built, which is also their order of
+/// preference on ties after the default: stock first (it changes nothing),
+/// then the plugin's default (`DEFAULT`: with stock, the baseline every
+/// choice is judged against, and the choice on a tie), then the others by how often `balanced` took them on HeCBench
+/// and tests/kernels (docs/results-tuning.md), so that a time budget
+/// (`--budget`) cut short builds the likeliest first. Without a middle end
+/// (llc), those that act only there are left out.
 pub fn candidates(has_middle_end: bool) -> Vec<Candidate> {
     use choices::{COLOR, INLINE, LSR, PRESSURE, PROMOTE, SCHED, UNDEFINED, UNROLL};
     let plugin = FunctionChoices::plugin_default();
@@ -54,19 +67,19 @@ pub fn candidates(has_middle_end: bool) -> Vec<Candidate> {
     let all = [
         ("stock", FunctionChoices::stock()),
         ("plugin", plugin.clone()),
-        ("rename", renamed.clone()),
-        ("undefined shared", renamed.clone().with(&UNDEFINED, "shared")),
-        ("pressure", plugin.clone().with(&PRESSURE, "relieve")),
-        ("pressure+rename", renamed.with(&PRESSURE, "relieve")),
+        ("sched pressure", plugin.clone().with(&SCHED, "pressure")),
         // One 32-bit index per loop instead of a 64-bit pointer per array.
         ("no lsr", plugin.clone().with(&LSR, "off")),
-        ("sched pressure", plugin.clone().with(&SCHED, "pressure")),
         ("no lsr, sched pressure", plugin.clone().with(&LSR, "off").with(&SCHED, "pressure")),
-        ("no unroll", plugin.clone().with(&UNROLL, "off")),
+        ("pressure", plugin.clone().with(&PRESSURE, "relieve")),
+        ("rename", renamed.clone()),
+        ("pressure+rename", renamed.clone().with(&PRESSURE, "relieve")),
+        ("undefined shared", renamed.with(&UNDEFINED, "shared")),
         // A kernel's choice reaches the functions it calls (callee owners),
         // which is where this acts.
         ("inline", plugin.clone().with(&INLINE, "always")),
         ("no promote", plugin.clone().with(&PROMOTE, "off")),
+        ("no unroll", plugin.clone().with(&UNROLL, "off")),
     ];
     let middle_end_only = |c: &FunctionChoices| {
         KEYS.iter().any(|k| k.middle_end && !k.values.is_empty() && c.get(k) != plugin.get(k))
@@ -85,6 +98,8 @@ pub struct Choice {
 }
 
 const STOCK: Choice = Choice { candidate: 0, cap: None };
+/// The plugin's default choices: `candidates` puts them second.
+const DEFAULT: Choice = Choice { candidate: 1, cap: None };
 
 impl Choice {
     fn of(candidate: usize) -> Self {
@@ -104,10 +119,22 @@ pub enum Fidelity {
     Equivalent,
 }
 
-/// What one build gives: the PTX and ptxas's figures per function.
+/// What the search keeps of one build: ptxas's figures per function, a
+/// digest of each function's PTX (to tell when two candidates made the same
+/// code of it), and what each kernel calls. A partial cache entry keeps
+/// these, so that a later compile tunes further without building them again.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Built {
-    pub ptx: String,
     pub figures: BTreeMap<String, Figures>,
+    pub digests: BTreeMap<String, String>,
+    pub calls: BTreeMap<String, BTreeSet<String>>,
+}
+
+impl Built {
+    pub fn new(ptx: &str, figures: BTreeMap<String, Figures>) -> Self {
+        let ptx = Ptx::new(ptx);
+        Built { figures, digests: ptx.function_digests(), calls: ptx.called_functions() }
+    }
 }
 
 /// Round limit for caps: enough for a kernel to reach rolled loops, the
@@ -125,10 +152,16 @@ pub struct Outcome {
     /// The options section for this GPU.
     pub section: Section,
     pub stock: BTreeMap<String, Figures>,
+    /// The plugin's default build's figures.
+    pub default: BTreeMap<String, Figures>,
     /// The final build's figures (a function inlined everywhere is absent).
     pub tuned: BTreeMap<String, Figures>,
     pub decisions: BTreeMap<String, Decision>,
     pub builds: usize,
+    /// Whether the time budget left candidates or cap rounds untried.
+    pub cut: bool,
+    /// Each candidate's build, by name, for a partial cache entry.
+    pub tried: BTreeMap<String, Built>,
 }
 
 pub struct Search<'a> {
@@ -136,6 +169,11 @@ pub struct Search<'a> {
     pub judge: Judge,
     pub candidates: Vec<Candidate>,
     pub jobs: usize,
+    /// No candidate build or cap round starts after this (`--budget`); stock's,
+    /// the default's and the combined build always run.
+    pub deadline: Option<Instant>,
+    /// Candidates built by an earlier search cut by its budget, by name.
+    pub earlier: BTreeMap<String, Built>,
     /// Builds with an options file's text; `label` names the build.
     pub build: &'a (dyn Fn(&str, &str, Fidelity) -> Result<Built, String> + Sync),
     /// Called once per build done.
@@ -189,62 +227,97 @@ impl Search<'_> {
         Ok(built)
     }
 
+    fn past_deadline(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
     pub fn run(&self) -> Result<Outcome, String> {
         let judge = &self.judge;
         // Stock first: device code without functions (a host-only source
         // compiled as CUDA) has nothing to tune.
-        let stock_build =
-            self.run_build(self.candidates[0].name, STOCK, &BTreeMap::new(), Fidelity::Command)?;
+        let stock_build = match self.earlier.get(self.candidates[0].name) {
+            Some(built) => built.clone(),
+            None => self.run_build(self.candidates[0].name, STOCK, &BTreeMap::new(), Fidelity::Command)?,
+        };
+        let mut builds = usize::from(!self.earlier.contains_key(self.candidates[0].name));
         if stock_build.figures.is_empty() {
             return Ok(Outcome {
                 section: self.section(STOCK, &BTreeMap::new(), &BTreeMap::new()),
                 stock: BTreeMap::new(),
+                default: BTreeMap::new(),
                 tuned: BTreeMap::new(),
                 decisions: BTreeMap::new(),
-                builds: 1,
+                builds,
+                cut: false,
+                tried: BTreeMap::new(),
             });
         }
         // Every other candidate on every function: independent builds,
-        // `jobs` at a time.
-        let others: Vec<Result<Built, String>> = parallel_map(self.candidates.len() - 1, self.jobs, |c| {
-            self.run_build(
-                self.candidates[c + 1].name,
-                Choice::of(c + 1),
-                &BTreeMap::new(),
-                Fidelity::Equivalent,
-            )
-        });
-        let mut ptx = Vec::new();
+        // `jobs` at a time, in the candidates' order while the budget lasts
+        // (the default's always: it is half the baseline).
+        let others: Vec<Option<Result<Built, String>>> =
+            parallel_map(self.candidates.len() - 1, self.jobs, |c| {
+                let candidate = &self.candidates[c + 1];
+                if let Some(built) = self.earlier.get(candidate.name) {
+                    return Some(Ok(built.clone()));
+                }
+                if Choice::of(c + 1) != DEFAULT && self.past_deadline() {
+                    return None;
+                }
+                Some(self.run_build(
+                    candidate.name,
+                    Choice::of(c + 1),
+                    &BTreeMap::new(),
+                    Fidelity::Equivalent,
+                ))
+            });
+        let mut cut = false;
+        let mut tried = BTreeMap::new();
         let mut figures: HashMap<Choice, BTreeMap<String, Figures>> = HashMap::new();
-        for (c, built) in std::iter::once(Ok(stock_build)).chain(others).enumerate() {
+        let mut digests: HashMap<usize, BTreeMap<String, String>> = HashMap::new();
+        for (c, built) in std::iter::once(Some(Ok(stock_build))).chain(others).enumerate() {
+            let Some(built) = built else {
+                cut = true;
+                continue;
+            };
             let built = built?;
-            figures.insert(Choice::of(c), built.figures);
-            ptx.push(built.ptx);
+            if c > 0 && !self.earlier.contains_key(self.candidates[c].name) {
+                builds += 1;
+            }
+            figures.insert(Choice::of(c), built.figures.clone());
+            digests.insert(c, built.digests.clone());
+            tried.insert(self.candidates[c].name.to_owned(), built);
         }
-        let mut builds = self.candidates.len();
         let stock = figures[&STOCK].clone();
         let of = |figures: &HashMap<Choice, BTreeMap<String, Figures>>, c: Choice, name: &str| -> Figures {
             figures.get(&c).and_then(|f| f.get(name)).unwrap_or(&stock[name]).clone()
         };
+        let default: BTreeMap<String, Figures> =
+            stock.keys().map(|name| (name.clone(), of(&figures, DEFAULT, name))).collect();
+        let baseline = |name: &str| Baseline { stock: &stock[name], default: &default[name] };
+        let base = |name: &str| if baseline(name).default_spills_more() { STOCK } else { DEFAULT };
 
-        let reach = Ptx::new(&ptx[0]).called_functions();
+        let reach = tried[self.candidates[0].name].calls.clone();
         let callees: BTreeSet<String> = reach.values().flatten().cloned().collect();
         // Functions chosen for: kernels and what no kernel calls.
         let own: Vec<String> = stock.keys().filter(|n| !callees.contains(*n)).cloned().collect();
         let mut bases: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         for name in &own {
-            let mut ranked: Vec<usize> = (0..self.candidates.len()).collect();
+            let mut ranked: Vec<usize> =
+                (0..self.candidates.len()).filter(|c| digests.contains_key(c)).collect();
             let key = |c: usize| {
                 let f = of(&figures, Choice::of(c), name);
                 (
                     self.candidates[c].costs_ilp,
-                    !judge.admissible(&f, &stock[name]),
+                    !judge.admissible(&f, baseline(name)),
                     judge.rank(&f, &stock[name]),
+                    // On a tie the default stays: it is what the user has.
+                    Choice::of(c) != DEFAULT,
                 )
             };
             ranked.sort_by(|&a, &b| key(a).partial_cmp(&key(b)).expect("ranks are numbers"));
             let mut seen = BTreeSet::new();
-            ranked.retain(|&c| seen.insert(Ptx::new(&ptx[c]).function_text(name).map(str::to_owned)));
+            ranked.retain(|&c| seen.insert(digests[&c].get(name).cloned()));
             bases.insert(name.clone(), ranked);
         }
         let mut chosen: BTreeMap<String, Choice> =
@@ -274,12 +347,16 @@ impl Search<'_> {
             if trying.is_empty() {
                 break;
             }
+            if self.past_deadline() {
+                cut = true;
+                break;
+            }
             let mut combined = chosen.clone();
             combined.extend(trying.clone());
             let owners = callee_owners(&combined, &reach, |k| gain(&figures, &combined, k));
             let built = self.run_build(
                 &format!("caps, round {round}"),
-                STOCK,
+                DEFAULT,
                 &with_callees(&combined, &owners),
                 Fidelity::Equivalent,
             )?;
@@ -287,7 +364,7 @@ impl Search<'_> {
             for (name, choice) in trying {
                 let f = built.figures.get(&name).unwrap_or(&stock[&name]).clone();
                 figures.entry(choice).or_default().insert(name.clone(), f.clone());
-                if judge.admissible(&f, &stock[&name])
+                if judge.admissible(&f, baseline(&name))
                     && judge.better(&f, &of(&figures, chosen[&name], &name), &stock[&name])
                 {
                     chosen.insert(name.clone(), choice);
@@ -302,47 +379,56 @@ impl Search<'_> {
         loop {
             let owners = callee_owners(&chosen, &reach, |k| gain(&figures, &chosen, k));
             let all = with_callees(&chosen, &owners);
-            let built = self.run_build("combined", STOCK, &all, Fidelity::Command)?;
+            let built = self.run_build("combined", DEFAULT, &all, Fidelity::Command)?;
             builds += 1;
             let worse: Vec<&String> = own
                 .iter()
-                .filter(|n| built.figures.get(*n).is_some_and(|f| judge.worse_than_stock(f, &stock[*n])))
+                .filter(|n| built.figures.get(*n).is_some_and(|f| !judge.admissible(f, baseline(n))))
                 .collect();
-            if worse.is_empty() {
-                let decisions = self.decisions(&all, &owners, &stock, &built.figures, &fell_back);
+            // Each to fall back: its base, then stock's choice.
+            let mut back = BTreeMap::new();
+            // Only ever down: a choice to its base, the base to stock's.
+            let mut fall_back = |n: &String| {
+                let to = if chosen[n] != base(n) { base(n) } else { STOCK };
+                if chosen[n] != STOCK {
+                    back.insert(n.clone(), to);
+                }
+            };
+            for n in &worse {
+                fall_back(n);
+            }
+            for n in worse.iter().filter(|n| chosen[**n] == STOCK) {
+                for owner in reach.get(*n).into_iter().flatten().filter_map(|f| owners.get(f)) {
+                    fall_back(owner);
+                }
+            }
+            if back.is_empty() {
+                let decisions = self.decisions(&all, &owners, &baseline, &built.figures, &fell_back);
                 let comments = decisions.iter().map(|(n, d)| (n.clone(), d.reason.clone())).collect();
                 return Ok(Outcome {
-                    section: self.section(STOCK, &all, &comments),
+                    section: self.section(DEFAULT, &all, &comments),
                     stock,
+                    default,
                     tuned: built.figures,
                     decisions,
                     builds,
+                    cut,
+                    tried,
                 });
             }
-            let mut back: BTreeSet<String> =
-                worse.iter().filter(|n| chosen[**n] != STOCK).map(|n| (*n).clone()).collect();
-            for n in worse.iter().filter(|n| chosen[**n] == STOCK) {
-                back.extend(reach.get(*n).into_iter().flatten().filter_map(|f| owners.get(f).cloned()));
-            }
-            if back.is_empty() {
-                return Err(format!(
-                    "stock's choices came out worse than stock: {}",
-                    worse.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
-                ));
-            }
-            for n in back {
-                chosen.insert(n.clone(), STOCK);
+            for (n, to) in back {
+                chosen.insert(n.clone(), to);
                 fell_back.insert(n);
             }
         }
     }
 
     /// Each function's choice and why.
-    fn decisions(
+    fn decisions<'b>(
         &self,
         all: &BTreeMap<String, Choice>,
         owners: &BTreeMap<String, String>,
-        stock: &BTreeMap<String, Figures>,
+        baseline: &impl Fn(&str) -> Baseline<'b>,
         tuned: &BTreeMap<String, Figures>,
         fell_back: &BTreeSet<String>,
     ) -> BTreeMap<String, Decision> {
@@ -351,9 +437,9 @@ impl Search<'_> {
         for (name, &choice) in all {
             let reason = if let Some(owner) = owners.get(name) {
                 format!("called by {owner}: takes its choice")
-            } else if fell_back.contains(name) {
-                "its choice came out worse than stock in the combined build".to_owned()
-            } else if let (Some(s), Some(t)) = (stock.get(name), tuned.get(name)) {
+            } else if let Some(t) = tuned.get(name) {
+                let base = baseline(name);
+                let s = base.stock;
                 let limit = |f: &Figures| limiter_name(f.occupancy.limiter);
                 let warps = if s.occupancy.warps == t.occupancy.warps {
                     format!("{} warps ({})", t.occupancy.warps, limit(t))
@@ -366,13 +452,31 @@ impl Search<'_> {
                         limit(t)
                     )
                 };
-                if choice == STOCK {
-                    format!("no admissible choice does better; {warps}")
-                } else {
+                let why_stock = if base.stock == base.default {
+                    "the default's figures are stock's".to_owned()
+                } else if base.default_spills_more() {
                     format!(
-                        "{warps}; loop-weighted SASS {:.0} -> {:.0}; profit {:.3}",
-                        s.weighted_sass,
-                        t.weighted_sass,
+                        "the default spills {} bytes where stock spills {}",
+                        base.default.spills(),
+                        s.spills()
+                    )
+                } else if fell_back.contains(name) {
+                    "its choice and the default came out inadmissible in the combined build".to_owned()
+                } else {
+                    "no admissible choice does better".to_owned()
+                };
+                let still = judge.why_not(t, base).map(|why| format!("; still {why}")).unwrap_or_default();
+                if choice == STOCK {
+                    format!("stock's: {why_stock}; {warps}{still}")
+                } else if choice == DEFAULT && !fell_back.contains(name) {
+                    format!("the default: no admissible choice does better; {warps}")
+                } else {
+                    let fell = if fell_back.contains(name) { "fell back to it; " } else { "" };
+                    format!(
+                        "{fell}{warps}; loop-weighted cost {:.0} -> {:.0} (default {:.0}); profit {:.3}{still}",
+                        judge.cost(s),
+                        judge.cost(t),
+                        judge.cost(base.default),
                         judge.profit(t, s)
                     )
                 }
@@ -385,16 +489,20 @@ impl Search<'_> {
     }
 }
 
-/// Whose choice each called function takes: of its callers not on stock's
-/// choice, the one that gains most (`gain(kernel)`).
+/// Whose choice each called function takes: of its callers, the one that
+/// gains most (`gain(kernel)`), callers on stock's choice last. Every
+/// called function has an owner: one left to the options' `*` line would
+/// take the default's choices, which none of its callers may have.
 fn callee_owners(
     chosen: &BTreeMap<String, Choice>,
     reach: &BTreeMap<String, BTreeSet<String>>,
     gain: impl Fn(&str) -> f64,
 ) -> BTreeMap<String, String> {
-    let mut kernels: Vec<&String> =
-        reach.keys().filter(|k| chosen.get(*k).is_some_and(|c| *c != STOCK)).collect();
-    kernels.sort_by(|a, b| gain(b).partial_cmp(&gain(a)).expect("gains are numbers"));
+    let mut kernels: Vec<&String> = reach.keys().filter(|k| chosen.contains_key(*k)).collect();
+    kernels.sort_by(|a, b| {
+        let key = |k: &str| (chosen[k] == STOCK, -gain(k));
+        key(a).partial_cmp(&key(b)).expect("gains are numbers")
+    });
     let mut owners = BTreeMap::new();
     for kernel in kernels {
         for f in &reach[kernel] {
@@ -433,4 +541,142 @@ pub fn parallel_map<T: Send>(n: usize, jobs: usize, f: impl Fn(usize) -> T + Syn
         }
     });
     results.into_iter().map(|r| r.into_inner().expect("not poisoned").expect("every index ran")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::objective::{Objective, DEFAULT_LOCAL_WEIGHT};
+    use std::sync::Mutex;
+
+    fn figures(weighted_sass: f64, ldl: u32) -> BTreeMap<String, Figures> {
+        let gpu = nvregalloc::occupancy::gpu("sm_90").unwrap();
+        let f = Figures {
+            registers: 32,
+            sass: weighted_sass as u32,
+            weighted_sass,
+            ldl,
+            weighted_local: f64::from(ldl),
+            occupancy: gpu.occupancy(32, 0, None),
+            ..Figures::default()
+        };
+        BTreeMap::from([("k".to_owned(), f)])
+    }
+
+    /// A stand-in for the builds: stock keeps 10 local loads, the default
+    /// none, and `lsr=off` on top of it saves instructions.
+    fn fake_build(label: &str, options: &str) -> Built {
+        let choices = options.lines().find(|l| l.starts_with("k ")).unwrap_or("");
+        let everywhere = options.lines().find(|l| l.starts_with("* ")).unwrap_or("");
+        let line = if label == "combined" { choices } else { everywhere };
+        let f = if line.contains("promote=off") || line.is_empty() {
+            figures(1000.0, 10)
+        } else if line.contains("lsr=off") {
+            figures(900.0, 0)
+        } else {
+            figures(1000.0, 0)
+        };
+        let digest = format!("{:?}", f["k"]);
+        Built { figures: f, digests: BTreeMap::from([("k".to_owned(), digest)]), calls: BTreeMap::new() }
+    }
+
+    fn search<'a>(
+        deadline: Option<Instant>,
+        earlier: BTreeMap<String, Built>,
+        build: &'a (dyn Fn(&str, &str, Fidelity) -> Result<Built, String> + Sync),
+    ) -> Search<'a> {
+        let gpu = nvregalloc::occupancy::gpu("sm_90").unwrap();
+        Search {
+            gpu: Some("sm_90".to_owned()),
+            judge: Judge {
+                objective: Objective::Balanced,
+                gpu,
+                saturating_warps: 32,
+                local_weight: DEFAULT_LOCAL_WEIGHT,
+            },
+            candidates: candidates(true),
+            jobs: 1,
+            deadline,
+            earlier,
+            build,
+            progress: &|_| {},
+        }
+    }
+
+    #[test]
+    fn the_default_is_the_second_candidate() {
+        for middle_end in [true, false] {
+            let candidates = candidates(middle_end);
+            assert_eq!(candidates[STOCK.candidate].choices, FunctionChoices::stock());
+            assert_eq!(candidates[DEFAULT.candidate].choices, FunctionChoices::plugin_default());
+        }
+    }
+
+    #[test]
+    fn a_search_the_budget_cuts_keeps_the_default_and_goes_on_later_from_its_builds() {
+        let labels = Mutex::new(Vec::new());
+        let build = |label: &str, options: &str, _: Fidelity| {
+            labels.lock().unwrap().push(label.to_owned());
+            Ok(fake_build(label, options))
+        };
+        // Out of time from the start: stock's, the default's and the
+        // combined build only, and the default is the choice.
+        let cut = search(Some(Instant::now()), BTreeMap::new(), &build).run().unwrap();
+        assert!(cut.cut);
+        assert_eq!(*labels.lock().unwrap(), ["stock", "plugin", "combined"]);
+        assert_eq!(cut.builds, 3);
+        assert_eq!(cut.decisions["k"].choice, "plugin");
+        assert_eq!(cut.tuned["k"].local(), 0);
+
+        // Tuned further: neither is built again, and the rest find lsr=off.
+        labels.lock().unwrap().clear();
+        let further = search(None, cut.tried, &build).run().unwrap();
+        assert!(!further.cut);
+        let built = labels.lock().unwrap().clone();
+        assert!(!built.iter().any(|l| l == "stock" || l == "plugin"), "{built:?}");
+        assert_eq!(further.builds, candidates(true).len() - 2 + 1);
+        assert_eq!(further.decisions["k"].choice, "no lsr");
+    }
+
+    #[test]
+    fn stock_is_the_base_where_the_default_spills_more_and_the_report_says_so() {
+        let build = |label: &str, options: &str, _: Fidelity| {
+            let mut built = fake_build(label, options);
+            let line = if label == "combined" { "k " } else { "* " };
+            let on_default = options.lines().any(|l| l.starts_with(line) && l.contains("promote=on"));
+            if on_default {
+                let k = built.figures.get_mut("k").unwrap();
+                (k.spill_stores, k.ldl) = (8, 12);
+                built.digests.insert("k".to_owned(), format!("{k:?}"));
+            }
+            Ok(built)
+        };
+        let outcome = search(None, BTreeMap::new(), &build).run().unwrap();
+        let decision = &outcome.decisions["k"];
+        assert_eq!(decision.choice, "stock");
+        assert!(
+            decision.reason.starts_with("stock's: the default spills 8 bytes where stock spills 0"),
+            "{decision:?}"
+        );
+    }
+
+    #[test]
+    fn falling_back_ends_when_nothing_comes_out_admissible() {
+        // The combined build, whatever its choices, keeps more local
+        // accesses than the default's build showed: every choice falls
+        // back, to the default and then to stock's, and the rounds end.
+        let combined = Mutex::new(0);
+        let build = |label: &str, options: &str, _: Fidelity| {
+            let mut built = fake_build(label, options);
+            if label == "combined" {
+                *combined.lock().unwrap() += 1;
+                built.figures.get_mut("k").unwrap().ldl = 50;
+            }
+            Ok(built)
+        };
+        let outcome = search(None, BTreeMap::new(), &build).run().unwrap();
+        assert_eq!(outcome.decisions["k"].choice, "stock");
+        assert_eq!(*combined.lock().unwrap(), 3);
+        assert!(outcome.decisions["k"].reason.contains("still more local loads and stores"));
+    }
 }
