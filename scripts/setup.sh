@@ -9,6 +9,7 @@
 #   - an empty curand_mtgp32_kernel.h that clang's CUDA wrappers include
 #   - csmith and its headers (Debian csmith, libcsmith-dev), for ptxsim's
 #     differential tests
+#   - redis-server (Debian), for the test of nvregalloc-tune's remote cache
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 
@@ -29,6 +30,12 @@ if ! command -v csmith >/dev/null 2>&1 || ! [ -e /usr/include/csmith/csmith.h ];
   log "installing csmith (Debian packages)"
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq csmith libcsmith-dev >/dev/null
+fi
+
+if ! command -v redis-server >/dev/null 2>&1; then
+  log "installing redis-server (Debian package)"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
 fi
 
 if ! command -v cargo >/dev/null 2>&1; then

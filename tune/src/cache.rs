@@ -11,12 +11,21 @@
 //! warning), never trusted. Counters are one byte appended per event to a
 //! file per counter (appends of one byte are atomic), so two builds at once
 //! never lose each other's counts or corrupt them.
+//!
+//! A remote store (`remote`: Redis, S3) may stand beside the folder, read
+//! through and written back: a local miss asks the store, and what it has
+//! (checked by the same checksum) is kept locally too; a new entry goes to
+//! both. A store that fails is warned about once and left alone for the
+//! rest of the compile, which goes on with the folder alone.
 
 use std::fs::{self, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
+
+use crate::remote::Remote;
+use crate::report::warn;
 
 const ENTRY_MAGIC: &str = "nvregalloc-tune-cache 1";
 
@@ -63,11 +72,23 @@ pub enum Event {
     Corrupt,
     /// An entry the budget cut, tuned further.
     Partial,
+    /// A local miss the remote store had.
+    RemoteHit,
+    /// A remote store that failed (then left alone for that compile).
+    RemoteError,
     TuningBuild,
 }
 
 impl Event {
-    const ALL: [Event; 5] = [Event::Hit, Event::Miss, Event::Corrupt, Event::Partial, Event::TuningBuild];
+    const ALL: [Event; 7] = [
+        Event::Hit,
+        Event::Miss,
+        Event::Corrupt,
+        Event::Partial,
+        Event::RemoteHit,
+        Event::RemoteError,
+        Event::TuningBuild,
+    ];
 
     fn file(self) -> &'static str {
         match self {
@@ -75,6 +96,8 @@ impl Event {
             Event::Miss => "misses",
             Event::Corrupt => "corrupt",
             Event::Partial => "partial",
+            Event::RemoteHit => "remote-hits",
+            Event::RemoteError => "remote-errors",
             Event::TuningBuild => "tuning-builds",
         }
     }
@@ -85,6 +108,8 @@ impl Event {
             Event::Miss => "cache misses",
             Event::Corrupt => "corrupt entries tuned again",
             Event::Partial => "partial entries tuned further",
+            Event::RemoteHit => "remote hits",
+            Event::RemoteError => "remote store errors",
             Event::TuningBuild => "tuning builds",
         }
     }
@@ -92,6 +117,9 @@ impl Event {
 
 pub struct Cache {
     dir: PathBuf,
+    remote: Option<Remote>,
+    /// Set once the remote store has failed in this process.
+    remote_down: std::sync::atomic::AtomicBool,
 }
 
 impl Cache {
@@ -104,38 +132,87 @@ impl Cache {
             .or_else(|| env("XDG_CACHE_HOME").map(|d| d.join("nvregalloc")))
             .or_else(|| env("HOME").map(|h| h.join(".cache/nvregalloc")))
             .unwrap_or_else(|| std::env::temp_dir().join("nvregalloc-cache"));
-        Self { dir }
+        Self { dir, remote: None, remote_down: Default::default() }
+    }
+
+    /// The same, with `remote` read through and written back.
+    pub fn with_remote(self, remote: Remote) -> Self {
+        Self { remote: Some(remote), ..self }
     }
 
     pub fn dir(&self) -> &Path {
         &self.dir
     }
 
+    /// Where `key`'s entry is, below the folder and in the remote store.
+    fn entry_name(key: &Key) -> String {
+        format!("entries/{}/{}.json", &key.0[..2], &key.0[2..])
+    }
+
     fn entry_path(&self, key: &Key) -> PathBuf {
-        self.dir.join("entries").join(&key.0[..2]).join(format!("{}.json", &key.0[2..]))
+        self.dir.join(Self::entry_name(key))
     }
 
     pub fn get(&self, key: &Key) -> Lookup {
-        let Ok(bytes) = fs::read(self.entry_path(key)) else { return Lookup::Miss };
-        let text = String::from_utf8_lossy(&bytes);
-        let Some((header, body)) = text.split_once('\n') else { return Lookup::Corrupt("no header".into()) };
-        let Some(sum) = header.strip_prefix(ENTRY_MAGIC).map(str::trim) else {
-            return Lookup::Corrupt("not a cache entry of this version".into());
-        };
-        if hex(&Sha256::digest(body.as_bytes())) != sum {
-            return Lookup::Corrupt("checksum mismatch".into());
+        match fs::read(self.entry_path(key)) {
+            Ok(bytes) => unseal(&bytes),
+            Err(_) => self.get_remote(key),
         }
-        Lookup::Hit(body.as_bytes().to_vec())
     }
 
-    /// Stores `body` under `key`, atomically (a temporary file renamed).
+    /// A local miss: the remote store's entry, kept locally too.
+    fn get_remote(&self, key: &Key) -> Lookup {
+        let Some(remote) = self.remote_up() else { return Lookup::Miss };
+        match remote.get(&Self::entry_name(key)) {
+            Ok(Some(bytes)) => match unseal(&bytes) {
+                Lookup::Hit(body) => {
+                    self.record(Event::RemoteHit, 1);
+                    if let Err(e) = self.put_local(key, &body) {
+                        warn(format!("cannot keep {}'s entry locally: {e}", remote.url()));
+                    }
+                    Lookup::Hit(body)
+                }
+                // A damaged remote entry is tuned again, and replaced.
+                other => other,
+            },
+            Ok(None) => Lookup::Miss,
+            Err(e) => {
+                self.remote_failed(remote, &e);
+                Lookup::Miss
+            }
+        }
+    }
+
+    /// The remote store, unless it has failed in this process.
+    fn remote_up(&self) -> Option<&Remote> {
+        self.remote.as_ref().filter(|_| !self.remote_down.load(std::sync::atomic::Ordering::Relaxed))
+    }
+
+    fn remote_failed(&self, remote: &Remote, why: &str) {
+        if !self.remote_down.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            self.record(Event::RemoteError, 1);
+            warn(format!("remote cache {}: {why}; going on without it", remote.url()));
+        }
+    }
+
+    /// Stores `body` under `key`, in the folder (atomically: a temporary
+    /// file renamed) and in the remote store.
     pub fn put(&self, key: &Key, body: &[u8]) -> std::io::Result<()> {
+        self.put_local(key, body)?;
+        if let Some(remote) = self.remote_up() {
+            if let Err(e) = remote.put(&Self::entry_name(key), seal(body)) {
+                self.remote_failed(remote, &e);
+            }
+        }
+        Ok(())
+    }
+
+    fn put_local(&self, key: &Key, body: &[u8]) -> std::io::Result<()> {
         let path = self.entry_path(key);
         let folder = path.parent().expect("entries have a folder");
         fs::create_dir_all(folder)?;
         let mut tmp = tempfile::NamedTempFile::new_in(folder)?;
-        writeln!(tmp, "{ENTRY_MAGIC} {}", hex(&Sha256::digest(body)))?;
-        tmp.write_all(body)?;
+        tmp.write_all(&seal(body))?;
         tmp.as_file().sync_all()?;
         tmp.persist(&path).map_err(|e| e.error)?;
         Ok(())
@@ -191,6 +268,27 @@ impl Cache {
         let _ = fs::remove_dir_all(self.dir.join("stats"));
         Ok(removed)
     }
+}
+
+/// An entry as stored: a header with the format and the body's checksum,
+/// then the body.
+fn seal(body: &[u8]) -> Vec<u8> {
+    let mut sealed = format!("{ENTRY_MAGIC} {}\n", hex(&Sha256::digest(body))).into_bytes();
+    sealed.extend_from_slice(body);
+    sealed
+}
+
+/// The body of a sealed entry, if it checks out.
+fn unseal(bytes: &[u8]) -> Lookup {
+    let text = String::from_utf8_lossy(bytes);
+    let Some((header, body)) = text.split_once('\n') else { return Lookup::Corrupt("no header".into()) };
+    let Some(sum) = header.strip_prefix(ENTRY_MAGIC).map(str::trim) else {
+        return Lookup::Corrupt("not a cache entry of this version".into());
+    };
+    if hex(&Sha256::digest(body.as_bytes())) != sum {
+        return Lookup::Corrupt("checksum mismatch".into());
+    }
+    Lookup::Hit(body.as_bytes().to_vec())
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ use crate::cache::{Cache, Event, Key, Lookup};
 use crate::command::{self, Compile};
 use crate::figures;
 use crate::objective::{Judge, Objective};
-use crate::report::{GpuReport, KernelReport, Report};
+use crate::report::{warn, GpuReport, KernelReport, Report};
 use crate::search::{self, Built, Fidelity, Search};
 use nvregalloc::occupancy;
 
@@ -51,10 +51,6 @@ struct Entry {
     report: GpuReport,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     partial: Option<BTreeMap<String, Built>>,
-}
-
-fn warn(what: impl std::fmt::Display) {
-    eprintln!("nvregalloc-tune: warning: {what}");
 }
 
 /// Runs `command`, tuned where it can be; returns its exit status.

@@ -24,6 +24,7 @@ mod figures;
 mod launcher;
 mod measure;
 mod objective;
+mod remote;
 mod report;
 mod search;
 
@@ -70,6 +71,11 @@ struct Cli {
     /// The cache folder (default: $NVREGALLOC_CACHE, else ~/.cache/nvregalloc).
     #[arg(long)]
     cache_dir: Option<PathBuf>,
+    /// A remote store beside the cache folder, shared by a team or a CI farm
+    /// (also $NVREGALLOC_REMOTE_CACHE): redis://HOST:PORT[/DB] or
+    /// s3://BUCKET[/PREFIX] (endpoint, region, credentials from AWS_*).
+    #[arg(long, env = "NVREGALLOC_REMOTE_CACHE", value_name = "URL")]
+    remote_cache: Option<String>,
     /// Tune without reading or writing the cache.
     #[arg(long)]
     no_cache: bool,
@@ -133,7 +139,13 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
-    let cache = Cache::open(cli.cache_dir.clone());
+    let mut cache = Cache::open(cli.cache_dir.clone());
+    if let Some(url) = cli.remote_cache.as_deref().filter(|u| !u.is_empty()) {
+        match remote::Remote::open(url) {
+            Ok(remote) => cache = cache.with_remote(remote),
+            Err(why) => report::warn(format!("remote cache: {why}; going on without it")),
+        }
+    }
     if let Some(arch) = &cli.occupancy {
         let Some(gpu) = nvregalloc::occupancy::gpu(arch) else {
             eprintln!("nvregalloc-tune: no occupancy figures for {arch}");

@@ -133,6 +133,11 @@ impl Report {
     }
 }
 
+/// A warning on stderr: the tuner goes on.
+pub fn warn(what: impl std::fmt::Display) {
+    eprintln!("nvregalloc-tune: warning: {what}");
+}
+
 /// What limits occupancy, in a word.
 pub fn limiter_name(limiter: Limiter) -> &'static str {
     match limiter {
