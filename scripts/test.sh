@@ -4,7 +4,7 @@
 #                            in about 10 minutes on 2 cores after setup (CI runs it)
 #   scripts/test.sh --full   the same suites at full size (about 31 minutes)
 # Sizes (default / --full): differential csmith programs 100 / 340, fuzz-ir
-# programs 500 / 3,000, llvm-nvptx every 8th input / all of them.
+# programs 300 / 3,000, llvm-nvptx every 8th input / all of them.
 #   0. format        cargo fmt --check: the Rust as rustfmt.toml lays it out
 #   1. cargo test    the Rust core: unit, property and checker tests (testkit/:
 #                    the random programs and interpreter the plugin never links);
@@ -25,7 +25,7 @@
 #                    corpus is there ($NVREGALLOC_LLVM_NVPTX, default
 #                    ../shared/corpora/llvm-nvptx), as it lives outside the repo
 set -uo pipefail
-csmith=100 fuzz_programs=500 llvm_sample=8
+csmith=100 fuzz_programs=300 llvm_sample=8
 case "${1:-}" in
   "") ;;
   --full) csmith=340 fuzz_programs=3000 llvm_sample=1 ;;

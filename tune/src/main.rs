@@ -99,7 +99,8 @@ struct Cli {
     /// cuobjdump (default: $CUOBJDUMP, else beside ptxas).
     #[arg(long)]
     cuobjdump: Option<PathBuf>,
-    /// Write the report as JSON here (a folder: one file per source).
+    /// Write the report as JSON to this file (one compile's: its source, each
+    /// GPU's kernels with stock's, the default's and the tuned figures).
     #[arg(long)]
     report: Option<PathBuf>,
     /// Print the report as a table on stderr.
