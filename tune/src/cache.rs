@@ -46,6 +46,29 @@ impl Key {
         Key(hex(&hash.finalize()))
     }
 
+    /// One compile's key for one GPU: the tools' versions (`(label,
+    /// bytes)`: the compiler's, ptxas's, the tuner's, the plugin's digest),
+    /// the objective's settings, the GPU, the code-generation flags and the
+    /// preprocessed device source.
+    pub fn for_compile(
+        versions: &[(String, Vec<u8>)],
+        objective: &str,
+        gpu: &str,
+        flags: &[String],
+        source: &[u8],
+    ) -> Self {
+        let flags = flags.join("\0");
+        let mut parts: Vec<(&str, &[u8])> =
+            versions.iter().map(|(l, v)| (l.as_str(), v.as_slice())).collect();
+        parts.extend([
+            ("objective", objective.as_bytes()),
+            ("gpu", gpu.as_bytes()),
+            ("flags", flags.as_bytes()),
+            ("source", source),
+        ]);
+        Key::new(&parts)
+    }
+
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -346,5 +369,17 @@ mod tests {
         assert_eq!(cache.clear().unwrap(), 1);
         assert!(cache.stats().contains("cache hits                     0"));
         assert_eq!(cache.get(&key), Lookup::Miss);
+    }
+
+    #[test]
+    fn a_compiles_key_holds_the_gpu_the_tools_and_the_plugins_bytes() {
+        let versions = |plugin: &[u8]| {
+            vec![("compiler".to_owned(), b"clang 22".to_vec()), ("plugin".to_owned(), plugin.to_vec())]
+        };
+        let key =
+            |plugin: &[u8], gpu| Key::for_compile(&versions(plugin), "balanced", gpu, &["-O3".into()], b"k");
+        assert_eq!(key(b"a", "sm_90"), key(b"a", "sm_90"));
+        assert_ne!(key(b"a", "sm_90"), key(b"b", "sm_90"));
+        assert_ne!(key(b"a", "sm_90"), key(b"a", "sm_80"));
     }
 }

@@ -209,16 +209,7 @@ fn tune_gpu(
         "{:?} {} {} {}",
         settings.objective, settings.loop_weight, judge.saturating_warps, judge.local_weight
     );
-    let flags = flags.join("\0");
-    let mut parts: Vec<(&str, &[u8])> =
-        tools.versions.iter().map(|(l, v)| (l.as_str(), v.as_slice())).collect();
-    parts.extend([
-        ("objective", objective.as_bytes()),
-        ("gpu", gpu.as_bytes()),
-        ("flags", flags.as_bytes()),
-        ("source", source.as_slice()),
-    ]);
-    let key = Key::new(&parts);
+    let key = Key::for_compile(&tools.versions, &objective, gpu, &flags, &source);
     let mut earlier = BTreeMap::new();
     if let Some(cache) = &settings.cache {
         match cache.get(&key) {
