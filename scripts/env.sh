@@ -6,6 +6,10 @@ export LLVM_BIN="${LLVM_BIN:-/usr/lib/llvm-22/bin}"
 export LLVM_CONFIG="${LLVM_CONFIG:-$LLVM_BIN/llvm-config}"
 # llvm-sys (the IR fuzzer) finds libLLVM 22 through this.
 export LLVM_SYS_221_PREFIX="${LLVM_SYS_221_PREFIX:-/usr/lib/llvm-22}"
+# The packages every release build here names (setup.sh, scripts/fuzz-ir):
+# cargo compiles a dependency once per feature set, and the packages named
+# decide the features.
+export CARGO_BUILD_SET="-p nvregalloc -p nvregalloc-tune -p nvregalloc-fuzz-ir"
 export VENV="$NVREGALLOC_ROOT/.venv"
 export PATH="$LLVM_BIN:$HOME/.cargo/bin:$PATH"
 # NVIDIA's CUDA 13 from the Python registry: nvcc, cicc, ptxas, headers.

@@ -67,8 +67,11 @@ fi
 mkdir -p "$CUDA_STUBS"
 : > "$CUDA_STUBS/curand_mtgp32_kernel.h"
 
-log "building the plugin and nvregalloc-tune"
-(cd "$NVREGALLOC_ROOT" && cargo build --release --quiet -p nvregalloc -p nvregalloc-tune)
+# The packages scripts/fuzz-ir builds too (env.sh's CARGO_BUILD_SET): with
+# other packages named, cargo would compile the plugin, the tuner and their
+# dependencies a second time, for other features.
+log "building the plugin, nvregalloc-tune and nvregalloc-fuzz-ir"
+(cd "$NVREGALLOC_ROOT" && cargo build --release --quiet $CARGO_BUILD_SET)
 mkdir -p "$NVREGALLOC_ROOT/build/bin"
 ln -sf ../../target/release/nvregalloc-tune "$NVREGALLOC_ROOT/build/bin/nvregalloc-tune"
 log "ready: $PLUGIN, nvregalloc-tune (on PATH through scripts/env.sh)"
