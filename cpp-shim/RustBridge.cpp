@@ -146,6 +146,11 @@ std::optional<uint32_t> FunctionNumberChoice::madeFor(const Function &F) const {
   return uint32_t(Made.value[KeyIndex]);
 }
 
+const char *FunctionNumberChoice::valueName(uint32_t Index) const {
+  const char *Name = nvra_choice_value_name(KeyIndex, int32_t(Index));
+  return Name ? Name : "?";
+}
+
 namespace {
 /// The core's figures summed over the run, printed at exit under -stats in
 /// LLVM's layout. (Debian's libLLVM is a release build without statistics,

@@ -84,12 +84,16 @@ private:
   bool Known = false;
 };
 
-/// A per-function choice that takes a number (`cap=N`), for its lever.
+/// A per-function choice read as a number, for its lever: the register
+/// count of `cap=N`, or the index of an enumerated key's value (the level of
+/// `unroll`).
 class FunctionNumberChoice {
 public:
   explicit FunctionNumberChoice(const char *Key);
   /// The number the function-options file gives \p F, if it gives one.
   std::optional<uint32_t> madeFor(const llvm::Function &F) const;
+  /// The value at \p Index of an enumerated key ("?" where none is).
+  const char *valueName(uint32_t Index) const;
 
 private:
   uint32_t KeyIndex = 0;

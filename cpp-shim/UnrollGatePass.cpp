@@ -1,18 +1,19 @@
 //===- UnrollGatePass.cpp - nvregalloc-unroll-gate and its end ----------===//
 //
-// A function-options file may say `unroll=off` for a function: LLVM's loop
-// unrollers are then to leave its loops rolled unless the source asks for
-// unrolling itself, as clang's -fno-unroll-loops does for a whole file (see
-// the Rust core's Options::loop_unrolling for when that saves an occupancy
-// step). The unrollers have no per-function switch, but they honour a loop's
+// A function-options file may set `unroll=full`, `small` or `off` for a
+// function: LLVM's loop unrollers are then to leave some or all of its loops
+// rolled unless the source asks for unrolling itself, as clang's
+// -fno-unroll-loops does for a whole file at `off` (which loops each level
+// keeps rolled, and why: the Rust core's choices::UNROLL). The unrollers
+// have no per-function switch, but they honour a loop's
 // llvm.loop.unroll.disable. So nvregalloc-unroll-gate, a loop pass at the
 // end of the middle end's loop simplification (right before the full
-// unroller), gives each loop of the named functions that carries no unroll
-// metadata of its own that mark, beside one of ours;
-// nvregalloc-unroll-gate-end, the last pass of the optimization pipeline,
-// takes both back. Without that, NVPTX would print the mark as
-// `.pragma "nounroll"` and ptxas would keep the loops rolled too, which
-// -fno-unroll-loops does not ask for.
+// unroller), gives each loop of those functions that carries no unroll
+// metadata of its own, and that the core keeps rolled at the function's
+// level, that mark, beside one of ours; nvregalloc-unroll-gate-end, the last
+// pass of the optimization pipeline, takes both back. Without that, NVPTX
+// would print the mark as `.pragma "nounroll"` and ptxas would keep the
+// loops rolled too, which -fno-unroll-loops does not ask for.
 //
 // Both are new-pass-manager passes: they run where the middle end runs
 // (clang -fpass-plugin, opt -load-pass-plugin), not in llc, whose input was
@@ -26,6 +27,8 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/OptimizationRemarkEmitter.h"
+#include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Metadata.h"
@@ -38,8 +41,9 @@ using namespace llvm;
 
 namespace nvregalloc {
 
-/// The function-options choice this pass applies (src/choices.rs).
-static const FunctionChoice UnrollOff("unroll", "off");
+/// The function-options choice this pass applies (src/choices.rs): its
+/// value's index.
+static const FunctionNumberChoice UnrollLevel("unroll");
 
 namespace {
 /// The mark the unrollers honour, and ours beside it (so that the end pass
@@ -50,7 +54,7 @@ constexpr const char GateMark[] = "nvregalloc.unroll.off";
 class UnrollGatePass : public PassInfoMixin<UnrollGatePass> {
 public:
   PreservedAnalyses run(Loop &L, LoopAnalysisManager &,
-                        LoopStandardAnalysisResults &, LPMUpdater &) {
+                        LoopStandardAnalysisResults &AR, LPMUpdater &) {
     Function &F = *L.getHeader()->getParent();
     // A loop the source (or an earlier visit) has an unroll choice for
     // keeps it.
@@ -58,7 +62,14 @@ public:
         !F.getParent()->getTargetTriple().isNVPTX() ||
         hasUnrollTransformation(&L) != TM_Unspecified)
       return PreservedAnalyses::all();
-    if (!UnrollOff.isMadeFor(F))
+    std::optional<uint32_t> Level = UnrollLevel.madeFor(F);
+    if (!Level)
+      return PreservedAnalyses::all();
+    unsigned Insts = 0;
+    for (BasicBlock *BB : L.blocks())
+      Insts += BB->sizeWithoutDebug();
+    unsigned Trips = AR.SE.getSmallConstantTripCount(&L);
+    if (!nvra_unroll_keeps_rolled(int32_t(*Level), Trips, Insts))
       return PreservedAnalyses::all();
     LLVMContext &Context = F.getContext();
     MDNode *Marks[] = {
@@ -68,8 +79,12 @@ public:
         makePostTransformationMetadata(Context, L.getLoopID(), {}, Marks));
     Context.diagnose(OptimizationRemark(UnrollGatePassArg, "UnrollOff",
                                         L.getStartLoc(), L.getHeader())
-                     << "function " << F.getName()
-                     << ": loop left rolled (unroll=off)");
+                     << "function " << F.getName() << ": loop of "
+                     << ore::NV("Insts", Insts) << " instructions, "
+                     << (Trips ? std::to_string(Trips) + " iterations"
+                               : std::string("a trip count not constant"))
+                     << ": left rolled (unroll="
+                     << UnrollLevel.valueName(*Level) << ")");
     // Loop metadata is no analysis's input.
     return PreservedAnalyses::all();
   }

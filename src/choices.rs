@@ -100,20 +100,59 @@ pub const LSR: ChoiceKey = ChoiceKey {
     middle_end: false,
     help: "LLVM's loop strength reduction",
 };
-/// `unroll=off` stops LLVM's loop unrollers of their own accord, as clang's
-/// `-fno-unroll-loops` does (`#pragma unroll` still holds). An unrolled
-/// body keeps several iterations' values live at once, which can cost an
+/// `unroll` sets how far LLVM's loop unrollers may go of their own accord
+/// (`#pragma unroll` always holds), in levels, as LLVM's `-unroll-threshold`
+/// does for a whole run: `on`, LLVM's thresholds; `full`, only loops with a
+/// constant trip count unrolled fully within LLVM's full-unroll size, none
+/// partially or at run time (whose copies keep several iterations' values
+/// live while the loop still loops); `small`, the same within a quarter of
+/// that size; `off`, none, as clang's `-fno-unroll-loops`. An unrolled body
+/// keeps several iterations' values live at once, which can cost an
 /// occupancy step; a rolled loop gives up their instruction-level
-/// parallelism, so `nvregalloc-tune` takes it only where it gains warps
-/// nothing else does. The lever: `UnrollGatePass.cpp`.
+/// parallelism, so `nvregalloc-tune` takes a level below `on` only where it
+/// gains warps nothing else does. Which loops a level keeps rolled:
+/// `unroll_keeps_rolled`. The lever: `UnrollGatePass.cpp`.
 pub const UNROLL: ChoiceKey = ChoiceKey {
     name: "unroll",
-    values: &["on", "off"],
+    values: &["on", "full", "small", "off"],
     stock: "on",
     default: "on",
     middle_end: true,
-    help: "LLVM's loop unrollers, of their own accord (#pragma unroll holds)",
+    help: "LLVM's loop unrollers of their own accord (#pragma unroll holds): as they are; \
+           only full unrolls of up to 300 IR instructions; of up to 75; none",
 };
+
+/// LLVM 22's size bound for unrolling a loop fully at -O3 (its
+/// `-unroll-threshold`, 300 at -O3, which NVPTX's TargetTransformInfo
+/// keeps; it takes a quarter of it for partial and runtime unrolling), in
+/// IR instructions of the unrolled loop. LLVM also goes past it, up to
+/// four times, where it expects the unrolled code to simplify; `unroll=full`
+/// does not.
+pub const LLVM_FULL_UNROLL_INSTS: u64 = 300;
+
+/// A loop as the `unroll` lever sees it, before LLVM's unrollers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnrollLoop {
+    /// `None`: not a constant.
+    pub trip_count: Option<u32>,
+    /// IR instructions of its body (its blocks, inner loops once).
+    pub insts: u32,
+}
+
+/// Whether `unroll=<value>` (`value`: the index among `UNROLL.values`)
+/// keeps the loop rolled, out of the unrollers' reach; a loop it does not
+/// keep is LLVM's to unroll or not.
+pub fn unroll_keeps_rolled(value: usize, l: &UnrollLoop) -> bool {
+    let unrolls_fully_within =
+        |bound: u64| l.trip_count.is_some_and(|trips| u64::from(trips) * u64::from(l.insts) <= bound);
+    match UNROLL.values.get(value).copied() {
+        Some("full") => !unrolls_fully_within(LLVM_FULL_UNROLL_INSTS),
+        Some("small") => !unrolls_fully_within(LLVM_FULL_UNROLL_INSTS / 4),
+        Some("off") => true,
+        _ => false,
+    }
+}
+
 /// `sched=pressure`: instruction selection schedules the function's blocks
 /// for register pressure (LLVM's bottom-up register-reduction list
 /// scheduler, what `-nvptx-sched4reg` picks for a whole run) rather than in
@@ -425,6 +464,21 @@ mod tests {
         assert!(k1.is(&PRESSURE, "relieve") && k1.get(&LSR).is_none());
         assert_eq!(file.lookup("k2", "").unwrap().to_string(), "coalesce=off undefined=shared");
         assert!(file.lookup("k3", "sm_90").is_none());
+    }
+
+    #[test]
+    fn unroll_levels_keep_rolled_what_would_unroll_past_their_size() {
+        let level = |name| UNROLL.values.iter().position(|&v| v == name).unwrap();
+        let rolled =
+            |name, trip_count, insts| unroll_keeps_rolled(level(name), &UnrollLoop { trip_count, insts });
+        // 8 trips of 9 instructions: 72, within both sizes.
+        assert!(!rolled("on", Some(8), 9) && !rolled("full", Some(8), 9) && !rolled("small", Some(8), 9));
+        // 10 trips of 9: 90, over a quarter of 300.
+        assert!(!rolled("full", Some(10), 9) && rolled("small", Some(10), 9));
+        assert!(!rolled("full", Some(30), 10) && rolled("full", Some(31), 10));
+        // A trip count known only at run time: partial or runtime unrolling.
+        assert!(!rolled("on", None, 4) && rolled("full", None, 4) && rolled("small", None, 4));
+        assert!(rolled("off", Some(2), 1));
     }
 
     #[test]

@@ -205,6 +205,16 @@ pub unsafe extern "C" fn nvra_choice_index(
     1
 }
 
+/// `choices::unroll_keeps_rolled` for the unroll gate: 1 keeps the loop
+/// rolled; 0 leaves it to LLVM's unrollers (also on a panic: LLVM's own
+/// behaviour). `trip_count` 0: not a constant.
+#[no_mangle]
+pub extern "C" fn nvra_unroll_keeps_rolled(value_index: i32, trip_count: u32, insts: u32) -> u32 {
+    let Ok(value) = usize::try_from(value_index) else { return 0 };
+    let facts = choices::UnrollLoop { trip_count: (trip_count != 0).then_some(trip_count), insts };
+    panic::catch_unwind(|| choices::unroll_keeps_rolled(value, &facts)).map_or(0, u32::from)
+}
+
 /// The choices the function-options file makes for one IR function: the
 /// levers in LLVM's own pipeline read them. Anything that goes wrong
 /// answers 1 with nothing set (LLVM's own behaviour).
@@ -246,6 +256,18 @@ pub unsafe extern "C" fn nvra_function_choices(
 pub extern "C" fn nvra_function_options_syntax() -> *const c_char {
     static SYNTAX: std::sync::OnceLock<CString> = std::sync::OnceLock::new();
     SYNTAX.get_or_init(|| CString::new(choices::syntax()).expect("no NUL in the keys")).as_ptr()
+}
+
+/// See nvregalloc.h.
+#[no_mangle]
+pub extern "C" fn nvra_choice_value_name(key_index: u32, value_index: i32) -> *const c_char {
+    static NAMES: std::sync::OnceLock<Vec<Vec<CString>>> = std::sync::OnceLock::new();
+    let names = NAMES.get_or_init(|| {
+        let name = |v: &&str| CString::new(*v).expect("no NUL in the values");
+        choices::KEYS.iter().map(|k| k.values.iter().map(name).collect()).collect()
+    });
+    let value = usize::try_from(value_index).ok();
+    value.and_then(|v| names.get(key_index as usize)?.get(v)).map_or(std::ptr::null(), |n| n.as_ptr())
 }
 
 fn limits_from_abi(raw: &NvraPromoteLimits) -> promote::Limits {

@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bump on any change to a struct below or to the meaning of a field. */
-#define NVRA_ABI_VERSION 28u
+#define NVRA_ABI_VERSION 29u
 
 /* Sentinel for "no register" / "no tie" in 32-bit index fields. */
 #define NVRA_NONE 0xffffffffu
@@ -315,6 +315,16 @@ typedef struct NvraFunctionChoices {
  * key alone, *value_index -1). */
 uint32_t nvra_choice_index(const char *key, const char *value,
                            uint32_t *key_index, int32_t *value_index);
+
+/* The name of the value at value_index among the key's values (a static
+ * string), or null where there is none. */
+const char *nvra_choice_value_name(uint32_t key_index, int32_t value_index);
+
+/* Whether `unroll=<the value at value_index>` keeps a loop of trip_count
+ * iterations (0: not a constant) and insts IR instructions rolled, out of
+ * LLVM's unrollers' reach: 1, or 0 (also on a panic). */
+uint32_t nvra_unroll_keeps_rolled(int32_t value_index, uint32_t trip_count,
+                                  uint32_t insts);
 
 /* The choices the function-options file makes for the function `name`
  * (name_len bytes) compiled for `gpu` (gpu_len bytes, e.g. "sm_90"; 0 bytes:

@@ -79,6 +79,10 @@ pub fn candidates(has_middle_end: bool) -> Vec<Candidate> {
         // which is where this acts.
         ("inline", plugin.clone().with(&INLINE, "always")),
         ("no promote", plugin.clone().with(&PROMOTE, "off")),
+        // Unrolling in levels (choices::UNROLL): full unrolls only, of up
+        // to 300 IR instructions, then 75, then none.
+        ("unroll full", plugin.clone().with(&UNROLL, "full")),
+        ("unroll small", plugin.clone().with(&UNROLL, "small")),
         ("no unroll", plugin.clone().with(&UNROLL, "off")),
     ];
     let middle_end_only = |c: &FunctionChoices| {
@@ -86,7 +90,7 @@ pub fn candidates(has_middle_end: bool) -> Vec<Candidate> {
     };
     all.into_iter()
         .filter(|(name, c)| has_middle_end || *name == "stock" || !middle_end_only(c))
-        .map(|(name, choices)| Candidate { name, costs_ilp: name == "no unroll", choices })
+        .map(|(name, choices)| Candidate { name, costs_ilp: !choices.is(&UNROLL, "on"), choices })
         .collect()
 }
 

@@ -1,16 +1,21 @@
 ; `unroll=off` in a function-options file keeps LLVM's loop unrollers off
 ; that function's loops, as clang's -fno-unroll-loops does for a whole file:
 ; a loop whose source asks for unrolling (`#pragma unroll`, here
-; llvm.loop.unroll.full) is unrolled all the same. An unrolled body keeps
-; several iterations' values live at once, which can cost an occupancy step;
+; llvm.loop.unroll.full) is unrolled all the same. `unroll=full` keeps
+; rolled what the unrollers would not unroll fully within 300 IR
+; instructions (a trip count known at run time: no runtime unrolling),
+; `unroll=small` within 75: 16 trips of this loop's 9 instructions (as the
+; gate counts them), 144, are unrolled at `full` and not at `small`. An unrolled body keeps several
+; iterations' values live at once, which can cost an occupancy step;
 ; nvregalloc-tune takes the choice only where ptxas shows it gains warps.
 ; nvregalloc-unroll-gate, at the end of the middle end's loop simplification,
-; marks the named functions' loops llvm.loop.unroll.disable beside a mark of
-; its own; nvregalloc-unroll-gate-end, last in the optimization pipeline,
-; takes both back, so NVPTX prints no `.pragma "nounroll"` and ptxas unrolls
-; as it would have. They run where the middle end runs (clang -fpass-plugin).
+; marks the loops a function's level keeps rolled llvm.loop.unroll.disable
+; beside a mark of its own; nvregalloc-unroll-gate-end, last in the
+; optimization pipeline, takes both back, so NVPTX prints no
+; `.pragma "nounroll"` and ptxas unrolls as it would have. They run where
+; the middle end runs (clang -fpass-plugin).
 ;
-; RUN: printf 'k_off unroll=off\nk_pragma unroll=off\nk_on unroll=on\n' > %t.nvra
+; RUN: printf 'k_off unroll=off\nk_pragma unroll=off\nk_on unroll=on\nk_small16 unroll=small\nk_full16 unroll=full\nk_runtime unroll=full\n' > %t.nvra
 ; RUN: %llvm_clang --target=nvptx64-nvidia-cuda -O3 -S -emit-llvm %s -o - -fpass-plugin=%plugin \
 ; RUN:   -mllvm -nvregalloc-function-options=%t.nvra -Rpass=nvregalloc-unroll-gate 2>%t.remarks \
 ; RUN:   | FileCheck %s
@@ -54,6 +59,15 @@ target triple = "nvptx64-nvidia-cuda"
 ; CHECK-LABEL: define ptx_kernel void @k_pragma(
 ; CHECK-NOT:   phi
 ; CHECK:       %w.7 = mul
+; CHECK-LABEL: define ptx_kernel void @k_small16(
+; CHECK:       %i = phi i32
+; CHECK-LABEL: define ptx_kernel void @k_full16(
+; CHECK-NOT:   phi
+; CHECK:       %w.15 = mul
+; CHECK-LABEL: define ptx_kernel void @k_runtime(
+; CHECK:       load
+; CHECK-NOT:   load
+; CHECK:       ret void
 ; CHECK:       [[ID]] = distinct !{[[ID]], [[PROGRESS:![0-9]+]]}
 ; CHECK:       [[PROGRESS]] = !{!"llvm.loop.mustprogress"}
 ; CHECK-NOT:   nvregalloc
@@ -77,7 +91,9 @@ target triple = "nvptx64-nvidia-cuda"
 ; END-NOT:     unroll.disable
 ; END-NOT:     nvregalloc
 
-; REMARK:      remark: <unknown>:0:0: function k_off: loop left rolled (unroll=off)
+; REMARK-DAG:  remark: <unknown>:0:0: function k_off: loop of 9 instructions, 8 iterations: left rolled (unroll=off)
+; REMARK-DAG:  remark: <unknown>:0:0: function k_small16: loop of 9 instructions, 16 iterations: left rolled (unroll=small)
+; REMARK-DAG:  remark: <unknown>:0:0: function k_runtime: loop of 9 instructions, a trip count not constant: left rolled (unroll=full)
 ; REMARK-NOT:  remark:
 
 ; PTX-LABEL:   .entry k_off(
@@ -133,6 +149,55 @@ loop:
   %i.next = add i32 %i, 1
   %c = icmp ult i32 %i.next, 8
   br i1 %c, label %loop, label %exit, !llvm.loop !2
+exit:
+  ret void
+}
+
+define ptx_kernel void @k_small16(ptr %p, i32 %x) {
+entry:
+  br label %loop
+loop:
+  %i = phi i32 [ 0, %entry ], [ %i.next, %loop ]
+  %a = getelementptr i32, ptr %p, i32 %i
+  %v = load i32, ptr %a
+  %w = mul i32 %v, %x
+  store i32 %w, ptr %a
+  %i.next = add i32 %i, 1
+  %c = icmp ult i32 %i.next, 16
+  br i1 %c, label %loop, label %exit
+exit:
+  ret void
+}
+
+define ptx_kernel void @k_full16(ptr %p, i32 %x) {
+entry:
+  br label %loop
+loop:
+  %i = phi i32 [ 0, %entry ], [ %i.next, %loop ]
+  %a = getelementptr i32, ptr %p, i32 %i
+  %v = load i32, ptr %a
+  %w = mul i32 %v, %x
+  store i32 %w, ptr %a
+  %i.next = add i32 %i, 1
+  %c = icmp ult i32 %i.next, 16
+  br i1 %c, label %loop, label %exit
+exit:
+  ret void
+}
+
+define ptx_kernel void @k_runtime(ptr %p, i32 %x, i32 %n) {
+entry:
+  %any = icmp sgt i32 %n, 0
+  br i1 %any, label %loop, label %exit
+loop:
+  %i = phi i32 [ 0, %entry ], [ %i.next, %loop ]
+  %a = getelementptr i32, ptr %p, i32 %i
+  %v = load i32, ptr %a
+  %w = mul i32 %v, %x
+  store i32 %w, ptr %a
+  %i.next = add i32 %i, 1
+  %c = icmp slt i32 %i.next, %n
+  br i1 %c, label %loop, label %exit
 exit:
   ret void
 }
