@@ -70,7 +70,7 @@ PreservedAnalyses ExpandLocalCopiesPass::run(Function &F,
         Copy && isa<MemSetInst, MemCpyInst>(Copy) && !Copy->isVolatile() &&
         isa<ConstantInt>(Copy->getLength()))
       Candidates.push_back(Copy);
-  NvraPromoteLimits Limits = promoteLimits();
+  NvraPromoteLimits Limits = promoteLimits(F);
   bool Changed = false, Looped = false;
   for (MemIntrinsic *Copy : Candidates) {
     auto *Set = dyn_cast<MemSetInst>(Copy);

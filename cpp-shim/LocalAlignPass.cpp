@@ -62,7 +62,7 @@ PreservedAnalyses PromoteLocalsAlignPass::run(Function &F,
     return PreservedAnalyses::all();
   SmallPtrSet<const AllocaInst *, 8> Walked =
       walkedInLoops(F, FAM.getResult<ScalarEvolutionAnalysis>(F));
-  NvraPromoteLimits Limits = promoteLimits();
+  NvraPromoteLimits Limits = promoteLimits(F);
   for (Instruction &I : instructions(F)) {
     auto *Alloca = dyn_cast<AllocaInst>(&I);
     uint64_t Bytes = 0;

@@ -201,7 +201,7 @@ unsigned decide(MutableArrayRef<LocalCall> Calls) {
   SmallVector<NvraLocalCall, 8> Facts;
   for (const LocalCall &Call : Calls)
     Facts.push_back(Call.Facts);
-  NvraPromoteLimits Limits = promoteLimits();
+  NvraPromoteLimits Limits = promoteLimits(Caller);
   unsigned Before = Caller.getInstructionCount(), Added = 0;
   SmallVector<uint32_t, 8> Verdicts(Calls.size());
   nvra_choose_local_calls(NVRA_ABI_VERSION, &Limits, Facts.data(),

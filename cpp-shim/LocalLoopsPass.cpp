@@ -254,7 +254,8 @@ const char *whyLeft(uint32_t Verdict) {
   case NVRA_LOOP_UNROLLED_TOO_BIG:
     return "too big once unrolled";
   case NVRA_LOOP_ARRAY_TOO_BIG:
-    return "array too big for registers";
+    return "array over the bytes promoted for "
+           "(-nvregalloc-promote-max-array-bytes, or promote=small)";
   case NVRA_LOOP_INDEXED_BY_DATA:
     return "the array is indexed by data, and no rewrite makes it registers";
   default:
@@ -306,7 +307,7 @@ PreservedAnalyses PromoteLocalsLoopsPass::run(Loop &L, LoopAnalysisManager &,
     localArray(Local, F, Bytes);
     Facts.addArray(*Local, Bytes);
   }
-  NvraPromoteLimits Limits = promoteLimits();
+  NvraPromoteLimits Limits = promoteLimits(F);
   NvraNest Nest = Facts.nest();
   uint32_t Own = Facts.loopIndex(L);
   NvraLoopPlan Plan =

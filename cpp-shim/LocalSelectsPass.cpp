@@ -287,7 +287,7 @@ PreservedAnalyses LocalSelectsPass::run(Function &F,
   const DataLayout &DL = F.getDataLayout();
   ScalarEvolution &SE = FAM.getResult<ScalarEvolutionAnalysis>(F);
   LoopInfo &LI = FAM.getResult<LoopAnalysis>(F);
-  NvraPromoteLimits Limits = promoteLimits();
+  NvraPromoteLimits Limits = promoteLimits(F);
   SmallVector<AllocaInst *, 8> Locals;
   for (Instruction &I : instructions(F))
     if (auto *Alloca = dyn_cast<AllocaInst>(&I);

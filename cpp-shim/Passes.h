@@ -67,8 +67,9 @@ void registerPromoteLocals(llvm::PassBuilder &Builder);
 // pass on), and on F (and no promote=off for F).
 bool promotesLocalsIn(const llvm::Module &M);
 bool promotesLocals(const llvm::Function &F);
-// The -nvregalloc-promote-* limits, for the core's verdicts.
-NvraPromoteLimits promoteLimits();
+// The -nvregalloc-promote-* limits for F, as its `promote` level bounds
+// them, for the core's verdicts.
+NvraPromoteLimits promoteLimits(const llvm::Function &F);
 // The alloca of F that Ptr points into, if any, and its size in Bytes.
 const llvm::AllocaInst *localArray(const llvm::Value *Ptr,
                                    const llvm::Function &F, uint64_t &Bytes);

@@ -41,6 +41,8 @@ namespace nvregalloc {
 
 /// The function-options choice this pass applies (src/choices.rs).
 static const FunctionChoice PromoteOff("promote", "off");
+/// ... and its level, which bounds the limits (`promote=small`).
+static const FunctionNumberChoice PromoteLevel("promote");
 
 static cl::opt<bool> PromoteLocals(
     "nvregalloc-promote-locals",
@@ -110,7 +112,7 @@ bool promotesLocals(const Function &F) {
          !PromoteOff.isMadeFor(F);
 }
 
-NvraPromoteLimits promoteLimits() {
+NvraPromoteLimits promoteLimits(const Function &F) {
   NvraPromoteLimits L{};
   L.max_trip_count = MaxTripCount;
   L.max_unrolled_insts = MaxUnrolledInsts;
@@ -119,6 +121,8 @@ NvraPromoteLimits promoteLimits() {
   L.max_dynamic_array_bytes = MaxDynamicArrayBytes;
   L.max_selects = MaxSelects;
   L.max_expanded_bytes = MaxExpandedBytes;
+  if (std::optional<uint32_t> Level = PromoteLevel.madeFor(F))
+    nvra_promote_limits_at_level(int32_t(*Level), &L);
   return L;
 }
 

@@ -182,19 +182,22 @@ pub const INLINE: ChoiceKey = ChoiceKey {
     middle_end: true,
     help: "inline the function and what it calls wherever called, as nvcc does",
 };
-/// `promote=off` keeps `nvregalloc-promote-locals` (on by default: local
-/// memory is where clang's CUDA loses most to nvcc's, see `promote`) off
-/// the function: its unrolled or inlined code can take more registers,
-/// which only ptxas can weigh against the local accesses it saves. The
-/// lever: `promotesLocals` in `PromoteLocalsPass.cpp`, which every
-/// `nvregalloc-promote-locals-*` pass asks.
+/// `promote` sets how far `nvregalloc-promote-locals` (on by default: local
+/// memory is where clang's CUDA loses most to nvcc's, see `promote`) goes
+/// for the function: `on`, the command line's limits; `small`, only arrays
+/// of at most 64 bytes (`promote::Limits::at_level`), whose unrolled or
+/// inlined code is the smallest; `off`, none. Its code can take more
+/// registers, which only ptxas can weigh against the local accesses it
+/// saves. The levers: `promotesLocals` and `promoteLimits` in
+/// `PromoteLocalsPass.cpp`, which every `nvregalloc-promote-locals-*` pass
+/// asks.
 pub const PROMOTE: ChoiceKey = ChoiceKey {
     name: "promote",
-    values: &["on", "off"],
+    values: &["on", "small", "off"],
     stock: "off",
     default: "on",
     middle_end: true,
-    help: "nvregalloc-promote-locals: unroll loops and inline calls over local arrays",
+    help: "nvregalloc-promote-locals: unroll loops and inline calls over local arrays; only over arrays of up to 64 bytes; none",
 };
 
 /// Every key, in the order files and help list them. A key's place here is

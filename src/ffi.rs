@@ -270,6 +270,33 @@ pub extern "C" fn nvra_choice_value_name(key_index: u32, value_index: i32) -> *c
     value.and_then(|v| names.get(key_index as usize)?.get(v)).map_or(std::ptr::null(), |n| n.as_ptr())
 }
 
+fn limits_to_abi(limits: &promote::Limits) -> NvraPromoteLimits {
+    NvraPromoteLimits {
+        max_trip_count: limits.max_trip_count,
+        max_unrolled_insts: limits.max_unrolled_insts,
+        max_array_bytes: limits.max_array_bytes,
+        inline_budget: limits.inline_budget,
+        max_dynamic_array_bytes: limits.max_dynamic_array_bytes,
+        max_selects: limits.max_selects,
+        max_expanded_bytes: limits.max_expanded_bytes,
+    }
+}
+
+/// `promote::Limits::at_level` for the shim: `limits` as a function's
+/// `promote` level (`value_index`) bounds them, in place; left as they are
+/// on a panic.
+///
+/// # Safety
+/// `limits` must point to a writable `NvraPromoteLimits`.
+#[no_mangle]
+pub unsafe extern "C" fn nvra_promote_limits_at_level(value_index: i32, limits: *mut NvraPromoteLimits) {
+    let Ok(value) = usize::try_from(value_index) else { return };
+    let current = limits_from_abi(&*limits);
+    if let Ok(at) = panic::catch_unwind(|| current.at_level(value)) {
+        *limits = limits_to_abi(&at);
+    }
+}
+
 fn limits_from_abi(raw: &NvraPromoteLimits) -> promote::Limits {
     promote::Limits {
         max_trip_count: raw.max_trip_count,

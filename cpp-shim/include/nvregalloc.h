@@ -368,6 +368,12 @@ typedef struct NvraPromoteLimits {
                                   loop of them beyond */
 } NvraPromoteLimits;
 
+/* The limits for a function whose `promote` choice is the value at
+ * value_index (`small` bounds the array bytes), in place; left as they are
+ * on a panic. */
+void nvra_promote_limits_at_level(int32_t value_index,
+                                  NvraPromoteLimits *limits);
+
 /* A function's loops and the arrays one of them addresses, with every access
  * to each (promote::nest). Loops and arrays are numbered by their place in
  * their arrays here; a loop's parent comes before it. */

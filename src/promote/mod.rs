@@ -54,6 +54,26 @@ pub struct Limits {
     pub max_expanded_bytes: u32,
 }
 
+/// The array bytes `promote=small` (`choices::PROMOTE`) bounds every array
+/// limit to: what `Limits::max_dynamic_array_bytes` allows by default, 16
+/// floats.
+pub const SMALL_ARRAY_BYTES: u32 = 64;
+
+impl Limits {
+    /// The limits for a function at `promote=<value>` (`value`: the index
+    /// among `choices::PROMOTE.values`; `off` never asks).
+    pub fn at_level(self, value: usize) -> Limits {
+        match crate::choices::PROMOTE.values.get(value).copied() {
+            Some("small") => Limits {
+                max_array_bytes: self.max_array_bytes.min(u64::from(SMALL_ARRAY_BYTES)),
+                max_dynamic_array_bytes: self.max_dynamic_array_bytes.min(SMALL_ARRAY_BYTES),
+                ..self
+            },
+            _ => self,
+        }
+    }
+}
+
 /// A call that takes a pointer into one of its caller's local allocas.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LocalCall {
@@ -343,6 +363,17 @@ mod tests {
     use super::*;
 
     const LIMITS: Limits = TEST_LIMITS;
+
+    #[test]
+    fn promote_small_bounds_every_array_limit_to_64_bytes() {
+        let level = |name| crate::choices::PROMOTE.values.iter().position(|&v| v == name).unwrap();
+        let small = LIMITS.at_level(level("small"));
+        assert_eq!((small.max_array_bytes, small.max_dynamic_array_bytes), (64, 64));
+        assert_eq!(small.max_selects, LIMITS.max_selects);
+        assert_eq!(LIMITS.at_level(level("on")), LIMITS);
+        let tight = Limits { max_dynamic_array_bytes: 32, ..LIMITS };
+        assert_eq!(tight.at_level(level("small")).max_dynamic_array_bytes, 32);
+    }
 
     #[test]
     fn locals_that_stay_in_memory_are_aligned_for_16_byte_accesses() {

@@ -78,6 +78,7 @@ pub fn candidates(has_middle_end: bool) -> Vec<Candidate> {
         // A kernel's choice reaches the functions it calls (callee owners),
         // which is where this acts.
         ("inline", plugin.clone().with(&INLINE, "always")),
+        ("promote small", plugin.clone().with(&PROMOTE, "small")),
         ("no promote", plugin.clone().with(&PROMOTE, "off")),
         // Unrolling in levels (choices::UNROLL): full unrolls only, of up
         // to 300 IR instructions, then 75, then none.
@@ -647,7 +648,8 @@ mod tests {
         let build = |label: &str, options: &str, _: Fidelity| {
             let mut built = fake_build(label, options);
             let line = if label == "combined" { "k " } else { "* " };
-            let on_default = options.lines().any(|l| l.starts_with(line) && l.contains("promote=on"));
+            let promotes = |l: &str| l.contains("promote=on") || l.contains("promote=small");
+            let on_default = options.lines().any(|l| l.starts_with(line) && promotes(l));
             if on_default {
                 let k = built.figures.get_mut("k").unwrap();
                 (k.spill_stores, k.ldl) = (8, 12);
