@@ -42,6 +42,8 @@
 #include "llvm/CodeGen/TargetPassConfig.h"
 #include "llvm/InitializePasses.h"
 #include "llvm/PassRegistry.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Target/RegisterTargetPassConfigCallback.h"
 #include "llvm/Target/TargetMachine.h"
@@ -54,6 +56,24 @@ static void registerPassBuilderCallbacks(void *Builder) {
   nvregalloc::registerUnrollGates(PB);
   nvregalloc::registerPromoteLocals(PB);
 }
+
+/// The plugin's version and the C ABI's, for -nvregalloc-version and for
+/// llc's and opt's --version (bug reports name both).
+static void printVersion(raw_ostream &OS) {
+  OS << "nvregalloc " << nvra_version() << " (ABI " << NVRA_ABI_VERSION
+     << ")\n";
+}
+
+static cl::opt<bool> PrintVersion(
+    "nvregalloc-version",
+    cl::desc("Print the nvregalloc plugin's version and its ABI's"),
+    cl::ValueDisallowed, cl::callback([](const bool &On) {
+      if (On)
+        printVersion(outs());
+    }));
+
+static const bool VersionPrinterAdded =
+    (cl::AddExtraVersionPrinter(printVersion), true);
 
 /// Runs when the library is loaded, before LLVM asks for the entry point.
 static const bool HandedOver =

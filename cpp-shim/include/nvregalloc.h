@@ -299,6 +299,9 @@ NvraResult *nvra_run_pass(const NvraFunction *fn, const NvraOptions *options,
 
 void nvra_result_free(NvraResult *result);
 
+/* The plugin's version (the workspace's, in Cargo.toml): a static string. */
+const char *nvra_version(void);
+
 /* Per-function choices: the keys and values of a function-options file,
  * defined in the core (src/choices.rs), which also reads the file. */
 #define NVRA_MAX_CHOICE_KEYS 16u

@@ -1,6 +1,7 @@
 # lit configuration for nvregalloc: LLVM 22's lit and FileCheck drive the real
 # llc (and clang) with the plugin loaded.
 import os
+import tomllib
 
 import lit.formats
 
@@ -21,6 +22,10 @@ for var in ("HOME", "NVREGALLOC_LOG"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
 
+# The workspace's version (Cargo.toml), which the plugin and the tuner print.
+with open(os.path.join(root, "Cargo.toml"), "rb") as manifest:
+    version = tomllib.load(manifest)["workspace"]["package"]["version"]
+config.substitutions.append(("%version", version))
 config.substitutions.append(("%plugin", plugin))
 config.substitutions.append(("%llvm_clang", f"{llvm_bin}/clang"))
 config.substitutions.append(("%llc_nvptx", f"{llvm_bin}/llc -march=nvptx64 -mcpu=sm_90"))

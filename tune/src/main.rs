@@ -39,7 +39,7 @@ use crate::objective::Objective;
 #[derive(Parser, Debug)]
 #[command(
     name = "nvregalloc-tune",
-    version,
+    disable_version_flag = true,
     about = "Tunes nvregalloc's per-function choices by what ptxas makes of them; runs as a compiler launcher with a cache",
     after_help = "A command it does not tune (not CUDA, link-only, preprocess-only, -M) runs unchanged. \
                   Environment: NVREGALLOC_CACHE (cache folder), NVREGALLOC_PLUGIN (libnvregalloc.so), \
@@ -116,6 +116,10 @@ struct Cli {
     /// Runs of --measure's command per candidate (the median counts).
     #[arg(long, default_value_t = 5)]
     runs: usize,
+    /// Print this program's version, the version of the plugin it would load
+    /// (--plugin) and the C ABI's, then exit.
+    #[arg(long, short = 'V')]
+    version: bool,
     /// The compile command.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     command: Vec<String>,
@@ -134,12 +138,40 @@ fn plugin_path(cli: &Cli) -> PathBuf {
         .unwrap_or_else(|| "libnvregalloc.so".into())
 }
 
+/// `--version`: what a bug report names. The plugin's version is read from
+/// its file (`nvregalloc::plugin::VERSION_MARK_PREFIX`), which the tuner
+/// never loads.
+fn print_versions(cli: &Cli) {
+    println!("nvregalloc-tune {} (ABI {})", env!("CARGO_PKG_VERSION"), nvregalloc::plugin::ABI_VERSION);
+    let path = plugin_path(cli);
+    let found = match std::fs::read(&path) {
+        Err(e) => format!("not readable ({e})"),
+        Ok(bytes) => plugin_version(&bytes).map_or_else(
+            || "no version in it (a plugin older than 0.2.0)".to_owned(),
+            |v| format!("nvregalloc {v}"),
+        ),
+    };
+    println!("plugin {}: {found}", path.display());
+}
+
+/// The version in a plugin file's bytes, after its mark.
+fn plugin_version(bytes: &[u8]) -> Option<String> {
+    let mark = nvregalloc::plugin::VERSION_MARK_PREFIX.as_bytes();
+    let at = bytes.windows(mark.len()).position(|w| w == mark)? + mark.len();
+    let end = bytes[at..].iter().position(|&b| b == 0)?;
+    Some(String::from_utf8_lossy(&bytes[at..at + end]).into_owned())
+}
+
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("NVREGALLOC_TUNE_LOG"))
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
+    if cli.version {
+        print_versions(&cli);
+        return ExitCode::SUCCESS;
+    }
     let mut cache = Cache::open(cli.cache_dir.clone());
     if let Some(url) = cli.remote_cache.as_deref().filter(|u| !u.is_empty()) {
         match remote::Remote::open(url) {
