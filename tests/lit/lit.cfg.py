@@ -66,3 +66,13 @@ if cuda_root:
     )
     if os.path.exists(os.path.join(root, ".venv", "bin", "cmake")):
         config.available_features.add("cmake")
+        # CMake on examples/ with the toolchain named in full (no scripts/env.sh),
+        # for builds that must not reach into the checkout's environment.
+        config.substitutions.append(
+            ("%cmake_examples",
+             f"{root}/.venv/bin/cmake -G Ninja -S {root}/examples -DCMAKE_BUILD_TYPE=Release"
+             f" -DCMAKE_MAKE_PROGRAM={root}/.venv/bin/ninja -DCMAKE_CXX_COMPILER={llvm_bin}/clang++"
+             f" -DCMAKE_CUDA_COMPILER={llvm_bin}/clang++ -DCUDAToolkit_ROOT={cuda_root}"))
+        config.substitutions.append(("%cmake", f"{root}/.venv/bin/cmake"))
+        config.substitutions.append(
+            ("%cuda_stubs", os.environ.get("CUDA_STUBS", os.path.join(root, "build", "cuda-stubs"))))
