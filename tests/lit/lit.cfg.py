@@ -28,6 +28,7 @@ with open(os.path.join(root, "Cargo.toml"), "rb") as manifest:
 config.substitutions.append(("%version", version))
 config.substitutions.append(("%plugin", plugin))
 config.substitutions.append(("%llvm_clang", f"{llvm_bin}/clang"))
+config.substitutions.append(("%llc_bin", f"{llvm_bin}/llc"))
 config.substitutions.append(("%llc_nvptx", f"{llvm_bin}/llc -march=nvptx64 -mcpu=sm_90"))
 config.substitutions.append(("%opt_plugin", f"{llvm_bin}/opt -load-pass-plugin={plugin}"))
 config.substitutions.append(("%llc_plugin", f"{llvm_bin}/llc -load-pass-plugin={plugin} -march=nvptx64 -mcpu=sm_90"))
