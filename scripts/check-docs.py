@@ -14,6 +14,7 @@ Exit status 1 if anything is. The plugin: $PLUGIN (else target/release's);
 llc: $LLVM_BIN's; the tuner: target/release/nvregalloc-tune.
 tests/lit/docs.test runs it."""
 import argparse
+import functools
 import glob
 import os
 import re
@@ -48,7 +49,9 @@ def slug(heading):
     return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
 
 
+@functools.lru_cache(maxsize=None)
 def anchors(path):
+    """The anchors of a file's headings (read once per file)."""
     found, seen = set(), {}
     in_code = False
     for line in open(path, encoding="utf-8"):
