@@ -26,9 +26,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::color::{
-    adopt_greedy_classes, color_representatives, coloring_stats, referenced_vregs, Briggs, Coloring,
-};
+use crate::color::{adopt_greedy_classes, Briggs};
+use crate::coloring::{color_representatives, coloring_stats, referenced_vregs, Coloring};
 use crate::function::{Function, Inst, InstKind, VReg};
 use crate::interference::{ImplicitDefs, InterferenceGraph};
 use crate::liveness::Liveness;
@@ -125,10 +124,9 @@ pub fn allocate(f: &Function, options: &Options, budget: u32) -> Result<PassOutc
             return Ok(PassOutcome {
                 rewrite,
                 stats,
-                kept_copies: Vec::new(),
                 phases,
                 method: Some(Method::Graph),
-                note: None,
+                ..Default::default()
             });
         }
         let mut progress = false;

@@ -449,6 +449,83 @@ impl Section {
     }
 }
 
+/// `-nvregalloc-function-options=FILE`: per-function choices, in the format
+/// and with the keys this module defines. The file is read once per run.
+pub mod per_function {
+    use std::path::{Path, PathBuf};
+    use std::sync::{Arc, Mutex};
+
+    use super::{FunctionChoices, OptionsFile};
+    use crate::options::Options;
+
+    /// A file's contents, or why it could not be read.
+    type Loaded = Arc<Result<OptionsFile, String>>;
+
+    /// Read once per file and run.
+    static FILES: Mutex<Vec<(PathBuf, Loaded)>> = Mutex::new(Vec::new());
+
+    fn load(path: &Path) -> Loaded {
+        let mut files = FILES.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some((_, f)) = files.iter().find(|(p, _)| p == path) {
+            return f.clone();
+        }
+        let parsed = Arc::new(
+            std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read -nvregalloc-function-options={}: {e}", path.display()))
+                .and_then(|text| {
+                    OptionsFile::parse(&text)
+                        .map_err(|e| format!("-nvregalloc-function-options={}: {e}", path.display()))
+                }),
+        );
+        files.push((path.to_owned(), parsed.clone()));
+        parsed
+    }
+
+    impl Options {
+        /// The choices the function-options file (if any) makes for
+        /// `function` compiled for `gpu`; an unreadable or malformed file is
+        /// an error.
+        pub fn choices_for(&self, function: &str, gpu: &str) -> Result<FunctionChoices, String> {
+            let Some(path) = &self.function_options else { return Ok(FunctionChoices::default()) };
+            let file = load(path);
+            let file = file.as_ref().as_ref().map_err(Clone::clone)?;
+            Ok(file.lookup(function, gpu).cloned().unwrap_or_default())
+        }
+
+        /// These options as the function-options file (if any) sets them for
+        /// `function` on `self.target_cpu`.
+        pub fn for_function(&self, function: &str) -> Result<Options, String> {
+            let mut options = self.clone();
+            self.choices_for(function, &self.target_cpu)?.apply_to(&mut options);
+            Ok(options)
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use crate::choices::{LSR, UNROLL};
+
+        #[test]
+        fn a_file_makes_choices_for_the_functions_it_names_on_its_gpu() {
+            let path = std::env::temp_dir().join(format!("nvra-choices-{}.nvra", std::process::id()));
+            std::fs::write(&path, "k lsr=off cap=40\n* lsr=on\n[sm_80]\nk unroll=off\n").unwrap();
+            let options = Options { function_options: Some(path.clone()), ..Options::default() };
+            let k = options.choices_for("k", "sm_90").unwrap();
+            assert!(k.is(&LSR, "off") && k.get(&UNROLL).is_none());
+            let other = options.choices_for("other", "sm_90").unwrap();
+            assert!(other.is(&LSR, "on"));
+            let k80 = options.choices_for("k", "sm_80").unwrap();
+            assert!(k80.is(&UNROLL, "off") && k80.get(&LSR).is_none());
+            assert_eq!(Options::default().choices_for("k", "sm_90").unwrap(), FunctionChoices::default());
+            std::fs::remove_file(&path).unwrap();
+            let missing =
+                Options { function_options: Some(path.with_extension("none")), ..Options::default() };
+            assert!(missing.for_function("k").unwrap_err().starts_with("cannot read"));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

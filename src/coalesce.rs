@@ -24,10 +24,8 @@ use std::collections::BinaryHeap;
 use std::ffi::CStr;
 
 use crate::function::{Block, Function, Inst, InstFlags, InstKind, VReg};
-use crate::interference::{
-    copies_of_held_values, implicit_defs_overtaken, stand_ins, ImplicitDefs, InterferenceGraph, StandIns,
-};
-use crate::liveness::Liveness;
+use crate::interference::{copies_of_held_values, stand_ins, ImplicitDefs, InterferenceGraph, StandIns};
+use crate::liveness::{walk_block_backward, LiveSet, Liveness};
 use crate::options::{CoalesceMode, Options};
 use crate::rewrite::{KeptCopy, Method, PassOutcome, PhaseTimes, Remat, Rewrite, Stat};
 use crate::union_find::VRegSets;
@@ -453,6 +451,34 @@ fn rematerialize_constant_copies(f: &Function, stay: &[Inst], rewrite: &mut Rewr
     dead.dedup();
     rewrite.deleted.extend(dead);
     rewrite.deleted.sort();
+}
+
+/// The `IMPLICIT_DEF`s that must go once `rewrite` renamed registers joined
+/// under [`ImplicitDefs::Vanish`]: those whose register holds another
+/// vreg's value across them. The others stay, so that every read of a
+/// register still has a def on each path to it.
+pub fn implicit_defs_overtaken(f: &Function, liveness: &Liveness, rewrite: &Rewrite) -> Vec<Inst> {
+    let mut overtaken = Vec::new();
+    let mut live = LiveSet::new(f);
+    for b in f.block_ids() {
+        if !f.block_insts(b).any(|i| f.inst(i).kind == InstKind::ImplicitDef) {
+            continue;
+        }
+        walk_block_backward(f, liveness, b, &mut live, |i, live_after| {
+            if f.inst(i).kind != InstKind::ImplicitDef {
+                return;
+            }
+            let held = f.defs(i).any(|d| {
+                let Some(class) = f.class_of(d) else { return false };
+                live_after.iter_class(class).any(|l| l != d && rewrite.renamed(l) == rewrite.renamed(d))
+            });
+            if held {
+                overtaken.push(i);
+            }
+        });
+    }
+    overtaken.sort();
+    overtaken
 }
 
 #[cfg(test)]

@@ -9,17 +9,19 @@
 //! be. Select then pops the stack and gives each node the color of a colored
 //! copy partner if that color is free, else the lowest free color.
 //!
-//! With an unbounded palette (rename mode) every node gets a color; with a
-//! palette of N colors a node left without one is an actual spill.
+//! With an unbounded palette (rename mode, `rename`) every node gets a color;
+//! with a palette of N colors (`budget`) a node left without one is an
+//! actual spill.
 
 use std::cmp::Ordering;
 use std::collections::VecDeque;
 
 use priority_queue::PriorityQueue;
-use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
+use rustc_hash::FxBuildHasher;
 
-use crate::function::{Block, Function, Inst, RegClass, VReg};
-use crate::interference::{ImplicitDefs, InterferenceGraph};
+use crate::coloring::{colors_per_class, Coloring};
+use crate::function::{Function, VReg};
+use crate::interference::InterferenceGraph;
 use crate::options::Options;
 
 type Heap<K> = PriorityQueue<VReg, K, FxBuildHasher>;
@@ -61,16 +63,6 @@ enum Place {
     Freeze,
     Spill,
     Removed,
-}
-
-/// The outcome of coloring: a color per node (`None`: not a node, or an
-/// actual spill under a bounded palette) and the spill candidates pushed
-/// optimistically.
-pub struct Coloring {
-    pub color: Vec<Option<u32>>,
-    pub spilled: Vec<VReg>,
-    /// Spill candidates that were removed optimistically.
-    pub optimistic: usize,
 }
 
 pub struct Briggs<'a> {
@@ -262,7 +254,8 @@ impl<'a> Briggs<'a> {
     pub fn run(mut self, palette: Option<u32>) -> Coloring {
         let _span = tracing::debug_span!("briggs").entered();
         let optimistic = self.simplify();
-        self.select(palette, optimistic)
+        tracing::debug!(optimistic, "spill candidates removed optimistically");
+        self.select(palette)
     }
 
     /// Empties the graph onto the stack; returns how many nodes were removed
@@ -295,7 +288,7 @@ impl<'a> Briggs<'a> {
         optimistic
     }
 
-    fn select(self, palette: Option<u32>, optimistic: usize) -> Coloring {
+    fn select(self, palette: Option<u32>) -> Coloring {
         let mut color: Vec<Option<u32>> = vec![None; self.cost.len()];
         let mut spilled = Vec::new();
         let mut taken: Vec<bool> = Vec::new();
@@ -322,7 +315,7 @@ impl<'a> Briggs<'a> {
                 None => spilled.push(v),
             }
         }
-        Coloring { color, spilled, optimistic }
+        Coloring { color, spilled }
     }
 }
 
@@ -331,7 +324,7 @@ impl<'a> Briggs<'a> {
 /// coloring in maximum-cardinality-search order (optimal on chordal graphs,
 /// which interference graphs of SSA-derived code nearly are) is tried too,
 /// and the class keeps whichever coloring uses fewer colors.
-fn improve_classes_above_max_live(
+pub fn improve_classes_above_max_live(
     f: &Function,
     graph: &InterferenceGraph,
     nodes: &[VReg],
@@ -358,7 +351,7 @@ pub fn adopt_greedy_classes(
     coloring: &mut Coloring,
     adopt: impl Fn(usize, u32, u32) -> bool,
 ) -> Vec<bool> {
-    let greedy = Coloring { color: mcs_greedy(graph, nodes, copies), spilled: Vec::new(), optimistic: 0 };
+    let greedy = Coloring { color: mcs_greedy(graph, nodes, copies), spilled: Vec::new() };
     let briggs_colors = colors_per_class(f, coloring);
     let greedy_colors = colors_per_class(f, &greedy);
     let adopted: Vec<bool> =
@@ -430,286 +423,9 @@ pub fn mcs_greedy(graph: &InterferenceGraph, nodes: &[VReg], copies: &[(VReg, VR
     color
 }
 
-/// The vregs a function references, by class.
-pub fn referenced_vregs(f: &Function) -> Vec<VReg> {
-    let mut seen = vec![false; f.num_vregs()];
-    for data in &f.insts {
-        for o in &data.operands {
-            seen[o.vreg.index()] = true;
-        }
-    }
-    seen.iter()
-        .enumerate()
-        .filter(|&(v, &s)| s && f.vreg_class[v].is_some())
-        .map(|(v, _)| VReg::new(v))
-        .collect()
-}
-
-/// Colors used per class.
-pub fn colors_per_class(f: &Function, coloring: &Coloring) -> Vec<u32> {
-    let mut used = vec![0u32; f.class_names.len()];
-    for (v, c) in coloring.color.iter().enumerate() {
-        if let (Some(c), Some(class)) = (c, f.vreg_class[v]) {
-            used[class.index()] = used[class.index()].max(c + 1);
-        }
-    }
-    used
-}
-
-/// Gives a vreg of `alone` a color of its own where another vreg's def
-/// writes its color's register: frame addresses (see
-/// `Function::frame_addresses`) and undefined values (see
-/// `Function::undefined_values`). Taking a vreg out of a color class leaves
-/// the rest of the class as valid as it was.
-fn keep_alone(f: &Function, alone: &[bool], coloring: &mut Coloring) {
-    if !alone.contains(&true) {
-        return;
-    }
-    let mut rewrite = crate::rewrite::Rewrite::identity(f.num_vregs());
-    rewrite.rename = color_representatives(f, coloring);
-    rewrite.deleted = rewrite.redundant_after_renaming(f);
-    // Per register: the first vreg seen writing it, and whether another does.
-    let mut writer: Vec<Option<VReg>> = vec![None; f.num_vregs()];
-    let mut shared = vec![false; f.num_vregs()];
-    for i in (0..f.insts.len()).map(Inst::new).filter(|i| rewrite.deleted.binary_search(i).is_err()) {
-        for d in f.defs(i) {
-            let register = rewrite.renamed(d).index();
-            match writer[register] {
-                None => writer[register] = Some(d),
-                Some(w) if w != d => shared[register] = true,
-                Some(_) => {}
-            }
-        }
-    }
-    let mut next = colors_per_class(f, coloring);
-    for v in (0..f.num_vregs()).filter(|&v| alone[v]) {
-        let register = rewrite.rename[v];
-        if let (Some(_), Some(class), true) = (coloring.color[v], f.vreg_class[v], shared[register.index()]) {
-            coloring.color[v] = Some(next[class.index()]);
-            next[class.index()] += 1;
-        }
-    }
-}
-
-/// Splits each color so that no block defines two of its vregs: the members
-/// go, in vreg order, to the first part whose blocks defines none of theirs
-/// (a new color when none fits). Any subset of a color class is a valid
-/// class, so the coloring stays valid.
-///
-/// Why: ptxas re-allocates registers after scheduling within blocks, and a
-/// PTX register reused in one block orders its defs and uses as they were
-/// (false write-after-read and write-after-write dependences). On HeCBench's
-/// 864 functions, ptxas needs more registers than stock for 8 with this rule
-/// against 25 with MaxLive names, but only 1 gains a warp step (and 1 loses
-/// one) against 5 (none lost): so it is an option
-/// (`-nvregalloc-reuse-within-block=false`), not the default.
-fn keep_block_defs_apart(f: &Function, coloring: &mut Coloring) {
-    let mut def_blocks: Vec<Vec<Block>> = vec![Vec::new(); f.num_vregs()];
-    for b in f.block_ids() {
-        for i in f.block_insts(b) {
-            for d in f.defs(i) {
-                if def_blocks[d.index()].last() != Some(&b) {
-                    def_blocks[d.index()].push(b);
-                }
-            }
-        }
-    }
-    let mut next = colors_per_class(f, coloring);
-    // A color and the blocks defining a member of it.
-    type Part = (u32, FxHashSet<Block>);
-    // Per (class, color): its parts.
-    let mut parts: FxHashMap<(RegClass, u32), Vec<Part>> = FxHashMap::default();
-    for (v, blocks) in def_blocks.iter().enumerate() {
-        let (Some(c), Some(class)) = (coloring.color[v], f.vreg_class[v]) else { continue };
-        let parts = parts.entry((class, c)).or_default();
-        let color = match parts.iter_mut().find(|(_, defined)| blocks.iter().all(|b| !defined.contains(b))) {
-            Some((color, defined)) => {
-                defined.extend(blocks.iter().copied());
-                *color
-            }
-            None => {
-                let color = if parts.is_empty() {
-                    c
-                } else {
-                    next[class.index()] += 1;
-                    next[class.index()] - 1
-                };
-                parts.push((color, blocks.iter().copied().collect()));
-                color
-            }
-        };
-        coloring.color[v] = Some(color);
-    }
-}
-
-/// One vreg per (class, color): the lowest-numbered vreg with that color.
-pub fn color_representatives(f: &Function, coloring: &Coloring) -> Vec<VReg> {
-    let mut rep: rustc_hash::FxHashMap<(RegClass, u32), VReg> = Default::default();
-    let mut rename: Vec<VReg> = (0..f.num_vregs()).map(VReg::new).collect();
-    for (v, c) in coloring.color.iter().enumerate() {
-        if let (Some(c), Some(class)) = (*c, f.vreg_class[v]) {
-            rename[v] = *rep.entry((class, c)).or_insert(VReg::new(v));
-        }
-    }
-    rename
-}
-
-/// Figures of a coloring of `f`, overall and per class.
-pub fn coloring_stats(
-    f: &Function,
-    max_live: &[u32],
-    nodes: &[VReg],
-    coloring: &Coloring,
-    rewrite: &crate::rewrite::Rewrite,
-) -> Vec<crate::rewrite::Stat> {
-    use crate::rewrite::Stat;
-    let colors = colors_per_class(f, coloring);
-    let mut vregs = vec![0u32; f.class_names.len()];
-    for v in nodes {
-        vregs[f.class_of(*v).expect("nodes have classes").index()] += 1;
-    }
-    let mut stats = [
-        (c"vregs-before", nodes.len() as u64),
-        (c"vregs-after", colors.iter().map(|&c| u64::from(c)).sum()),
-        (c"max-live", max_live.iter().map(|&m| u64::from(m)).sum()),
-        (c"copies-deleted", rewrite.deleted.len() as u64),
-        (c"classes-above-max-live", colors.iter().zip(max_live).filter(|(c, m)| c > m).count() as u64),
-    ]
-    .map(|(name, value)| Stat { name, value })
-    .to_vec();
-    for (class, name) in f.class_names.iter().enumerate() {
-        let figures = [("vregs", vregs[class]), ("colors", colors[class]), ("max-live", max_live[class])];
-        for (prefix, value) in figures {
-            stats.push(Stat {
-                name: crate::rewrite::stat_name(&format!("{prefix}-{name}")),
-                value: u64::from(value),
-            });
-        }
-    }
-    stats
-}
-
-/// The rename-mode pass: every color becomes one register. Briggs on the
-/// interference graph while it stays within `-nvregalloc-graph-limit`, else
-/// the graph-free sweep over live ranges (`linear_scan`).
-pub fn color(f: &Function, options: &Options) -> crate::rewrite::PassOutcome {
-    use crate::rewrite::{Method, PassOutcome, PhaseTimes, Rewrite};
-    let mut phases = PhaseTimes::default();
-    let liveness = phases.time("liveness", || crate::liveness::Liveness::compute(f));
-    let built = phases.time("interference", || {
-        InterferenceGraph::build_within(f, &liveness, options.graph_limit, ImplicitDefs::Write)
-    });
-    let nodes = referenced_vregs(f);
-    let (mut coloring, max_live, entries, method) = match built {
-        Ok(graph) => {
-            let copies: Vec<(VReg, VReg)> =
-                (0..f.insts.len()).filter_map(|i| f.copy_pair(crate::function::Inst::new(i))).collect();
-            let coloring = phases.time("briggs", || {
-                let cost =
-                    crate::spill_cost::spill_costs(f, crate::spill_cost::L1_LATENCY, options.loop_base);
-                let mut coloring = Briggs::new(&graph, options, &cost, &nodes, &copies).run(None);
-                improve_classes_above_max_live(f, &graph, &nodes, &copies, &mut coloring);
-                coloring
-            });
-            if let Some(dir) = &options.outputs.dot_dir {
-                if let Err(e) = crate::dot::write(dir, f, &graph, &coloring, &copies) {
-                    eprintln!(
-                        "warning: nvregalloc: cannot write the graph of {} to {}: {e}",
-                        f.name,
-                        dir.display()
-                    );
-                }
-            }
-            (coloring, graph.max_live, graph.entries, Method::Graph)
-        }
-        Err(census) => {
-            let coloring = phases.time("linear scan", || crate::linear_scan::color(f, &liveness, &nodes));
-            (coloring, census.max_live, census.graph_entries, Method::GraphFree)
-        }
-    };
-
-    let undefined = if options.undefined_apart { f.undefined_values() } else { vec![false; f.num_vregs()] };
-    let alone: Vec<bool> =
-        f.frame_addresses().into_iter().zip(undefined).map(|(frame, undef)| frame || undef).collect();
-    keep_alone(f, &alone, &mut coloring);
-    if !options.reuse_within_block {
-        keep_block_defs_apart(f, &mut coloring);
-    }
-    let mut rewrite = Rewrite::identity(f.num_vregs());
-    rewrite.rename = color_representatives(f, &coloring);
-    rewrite.deleted = rewrite.redundant_after_renaming(f);
-    let mut stats = coloring_stats(f, &max_live, &nodes, &coloring, &rewrite);
-    stats.push(crate::rewrite::Stat { name: c"graph-entries", value: entries });
-    PassOutcome { rewrite, stats, phases, method: Some(method), ..Default::default() }
-}
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A frame address, and an undefined value, dead after its one use shares
-    /// no register with the values defined after it, though one color would
-    /// do for all of them.
-    #[test]
-    fn frame_addresses_and_undefined_values_keep_their_registers_to_themselves() {
-        use crate::function::{FunctionBuilder, InstData, InstFlags, InstKind, Operand};
-        for (kind, flags) in
-            [(InstKind::Other, InstFlags::FRAME_ADDRESS), (InstKind::ImplicitDef, InstFlags::empty())]
-        {
-            let mut b = FunctionBuilder::new("alone", &["B64"]);
-            let [alone, x, y] = std::array::from_fn(|_| b.vreg(RegClass(0)));
-            b.block(0);
-            b.inst_with(InstData { kind, flags, opcode: 0, operands: vec![Operand::def(alone)] });
-            b.inst(InstKind::Other, &[], &[alone]);
-            for v in [x, y] {
-                b.inst(InstKind::Other, &[v], &[]);
-                b.inst(InstKind::Other, &[], &[v]);
-            }
-            let f = b.finish();
-            for graph_limit in [Options::default().graph_limit, 0] {
-                let outcome = color(&f, &Options { graph_limit, ..Options::default() });
-                let rename = &outcome.rewrite.rename;
-                assert_eq!(rename[x.index()], rename[y.index()], "{kind:?}, graph limit {graph_limit}");
-                assert_ne!(rename[alone.index()], rename[x.index()], "{kind:?}, graph limit {graph_limit}");
-                crate::checker::check(&f, &outcome.rewrite).unwrap();
-            }
-            if kind == InstKind::ImplicitDef {
-                let shared = color(&f, &Options { undefined_apart: false, ..Options::default() });
-                assert_eq!(shared.rewrite.rename[alone.index()], shared.rewrite.rename[x.index()]);
-            }
-        }
-    }
-
-    /// x and y (one block) and z (the next) are each dead after one use: one
-    /// color fits them all, and that is what reuse within a block (the
-    /// default) gives; without it only values defined in different blocks
-    /// share (x or y with z).
-    #[test]
-    fn values_defined_in_one_block_keep_apart_unless_reuse_is_asked_for() {
-        use crate::function::{FunctionBuilder, InstKind};
-        let mut b = FunctionBuilder::new("blocks", &["B32"]);
-        let [x, y, z] = std::array::from_fn(|_| b.vreg(RegClass(0)));
-        let first = b.block(0);
-        for v in [x, y] {
-            b.inst(InstKind::Other, &[v], &[]);
-            b.inst(InstKind::Other, &[], &[v]);
-        }
-        let second = b.block(0);
-        b.inst(InstKind::Other, &[z], &[]);
-        b.inst(InstKind::Other, &[], &[z]);
-        b.edge(first, second);
-        let f = b.finish();
-        let registers = |options: &Options| {
-            let outcome = color(&f, options);
-            crate::checker::check(&f, &outcome.rewrite).unwrap();
-            let mut r: Vec<VReg> = [x, y, z].iter().map(|&v| outcome.rewrite.renamed(v)).collect();
-            r.sort();
-            r.dedup();
-            r.len()
-        };
-        assert_eq!(registers(&Options::default()), 1);
-        assert_eq!(registers(&Options { reuse_within_block: false, ..Options::default() }), 2);
-    }
-
     fn graph(n: u32, edges: &[(u32, u32)]) -> (InterferenceGraph, Vec<VReg>) {
         let mut g = InterferenceGraph::new(n as usize, 1);
         for &(a, b) in edges {
@@ -749,8 +465,9 @@ mod tests {
         // so simplify must push a spill candidate, yet two colors suffice.
         let (g, nodes) = graph(4, &[(0, 1), (1, 2), (2, 3), (3, 0)]);
         let options = Options { k: 2, coalesce_factor: 1.0, ..Options::default() };
-        let coloring = Briggs::new(&g, &options, &[1.0; 4], &nodes, &[]).run(Some(2));
-        assert!(coloring.optimistic >= 1);
+        let mut briggs = Briggs::new(&g, &options, &[1.0; 4], &nodes, &[]);
+        assert!(briggs.simplify() >= 1);
+        let coloring = briggs.select(Some(2));
         assert!(coloring.spilled.is_empty());
         assert!(coloring.color.iter().all(|c| c.is_some_and(|c| c < 2)));
     }

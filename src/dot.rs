@@ -1,12 +1,11 @@
-//! `-nvregalloc-dot=DIR`: one Graphviz file per function with the
-//! interference graph the color pass used. Nodes are filled with the color
+//! `-nvregalloc-dot=DIR`: one Graphviz file per function (written at the FFI
+//! boundary) with the interference graph the color pass used. Nodes are filled with the color
 //! (PTX register) they were given, interference is a solid edge and a copy a
 //! dashed one. A graph too large to read is summarised per register class.
 
 use std::fmt::Write as _;
-use std::path::Path;
 
-use crate::color::Coloring;
+use crate::coloring::Coloring;
 use crate::function::{Function, VReg};
 use crate::interference::InterferenceGraph;
 
@@ -14,19 +13,6 @@ use crate::interference::InterferenceGraph;
 pub const MAX_NODES: usize = 300;
 /// Graphviz's set312 color scheme has 12 colors; more registers reuse them.
 const PALETTE: u32 = 12;
-
-pub fn write(
-    dir: &Path,
-    f: &Function,
-    graph: &InterferenceGraph,
-    coloring: &Coloring,
-    copies: &[(VReg, VReg)],
-) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    let name: String =
-        f.name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
-    std::fs::write(dir.join(format!("{name}.dot")), render(f, graph, coloring, copies))
-}
 
 pub fn render(
     f: &Function,

@@ -4,17 +4,8 @@
 use crate::checker;
 use crate::function::{Function, InstFlags, InstKind, OperandFlags, VReg};
 use crate::options::{CoalesceMode, ColorMode, Fault, Options, PressureMode};
+use crate::pass::Pass;
 use crate::rewrite::{PassOutcome, Rewrite};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Pass {
-    Coalesce,
-    Color,
-    /// CSSA coalescing, on SSA form before PHI elimination.
-    Cssa,
-    /// Recomputing cheap values where register pressure costs warps.
-    Pressure,
-}
 
 #[derive(Debug)]
 pub enum Verdict {
@@ -110,7 +101,7 @@ pub fn run(f: &Function, options: &Options, pass: Pass) -> Verdict {
                 Ok(outcome) => outcome,
                 Err(why) => return Verdict::Unsupported(why),
             },
-            None => crate::color::color(f, options),
+            None => crate::rename::rename(f, options),
         },
         Pass::Cssa => crate::cssa::coalesce_phis(f, options),
         Pass::Pressure => crate::pressure::relieve(f, options),
@@ -124,11 +115,6 @@ pub fn run(f: &Function, options: &Options, pass: Pass) -> Verdict {
     if options.verify && !outcome.rewrite.is_identity() {
         if let Err(error) = outcome.phases.time("checker", || checker::check(f, &outcome.rewrite)) {
             return Verdict::Rejected(format!("the checker rejected the rewrite: {error}"));
-        }
-    }
-    if let Some(path) = &options.outputs.report_path {
-        if let Err(e) = crate::report::record(path, &options.target_cpu, &f.name, pass, &outcome) {
-            eprintln!("warning: nvregalloc: cannot write the report {}: {e}", path.display());
         }
     }
     Verdict::Apply(Box::new(outcome))

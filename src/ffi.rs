@@ -18,13 +18,15 @@ use tracing_subscriber::util::SubscriberInitExt;
 use crate::abi::*;
 use crate::asm;
 use crate::choices;
-use crate::driver::{self, Pass, Verdict};
+use crate::driver::{self, Verdict};
 use crate::function::{
     Block, BlockData, Function, InstData, InstFlags, InstKind, Operand, OperandFlags, RegClass, VReg,
 };
 use crate::options::{CoalesceMode, ColorMode, Fault, Options, Outputs, PressureMode};
+use crate::pass::Pass;
 use crate::pressure;
 use crate::promote::{self, nest};
+use crate::report;
 use crate::rewrite::{Insert, PassOutcome, Place, SpillOp};
 
 /// A result and everything it points to. `raw` comes first so that the
@@ -602,11 +604,34 @@ unsafe fn run(fn_: *const NvraFunction, options: *const NvraOptions, pass: u32) 
     let _span = tracing::debug_span!("nvregalloc", function = %f.name, ?pass).entered();
     match driver::run(&f, &options, pass) {
         Verdict::Apply(mut outcome) => {
+            write_outputs(&f, &options, pass, &outcome);
             let note = outcome.note.take().unwrap_or_default();
             OwnedResult::new(NVRA_STATUS_OK, note, Some(*outcome))
         }
         Verdict::Unsupported(why) => OwnedResult::new(NVRA_STATUS_UNSUPPORTED, why, None),
         Verdict::Rejected(why) => OwnedResult::new(NVRA_STATUS_REJECTED, why, None),
+    }
+}
+
+/// The files the options ask for (`-nvregalloc-report`, `-nvregalloc-dot`):
+/// the only place the core writes any. A file that cannot be written costs a
+/// warning, never the compile.
+fn write_outputs(f: &Function, options: &Options, pass: Pass, outcome: &PassOutcome) {
+    let outputs = &options.outputs;
+    if let Some(path) = &outputs.report_path {
+        let document = report::record(path, &options.target_cpu, &f.name, pass, outcome);
+        if let Err(e) = std::fs::write(path, document) {
+            eprintln!("warning: nvregalloc: cannot write the report {}: {e}", path.display());
+        }
+    }
+    if let (Some(dir), Some(graph)) = (&outputs.dot_dir, &outcome.dot) {
+        let name: String =
+            f.name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+        if let Err(e) =
+            std::fs::create_dir_all(dir).and_then(|()| std::fs::write(dir.join(format!("{name}.dot")), graph))
+        {
+            eprintln!("warning: nvregalloc: cannot write the graph of {} to {}: {e}", f.name, dir.display());
+        }
     }
 }
 

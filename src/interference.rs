@@ -22,7 +22,6 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::function::{Block, Function, Inst, InstKind, RegClass, VReg};
 use crate::liveness::{walk_block_backward, LiveSet, Liveness};
-use crate::rewrite::Rewrite;
 
 /// Where the value of a def in a block comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -238,7 +237,7 @@ pub enum ImplicitDefs<'a> {
     /// Not at all: it defines an undefined value, which may be whatever its
     /// register already holds. A register it shares with a value live across
     /// it keeps that value and the `IMPLICIT_DEF` goes
-    /// ([`implicit_defs_overtaken`]). Values it meets later are met as usual,
+    /// (`coalesce::implicit_defs_overtaken`). Values it meets later are met as usual,
     /// numbered as the value of its stand-in, if it has one ([`stand_ins`]),
     /// else as one of its own. This is how LLVM's RegisterCoalescer joins a
     /// register undefined on a loop's bypass path with the loop's result.
@@ -311,34 +310,6 @@ pub fn stand_ins(f: &Function, liveness: &Liveness) -> StandIns {
         });
     }
     found
-}
-
-/// The `IMPLICIT_DEF`s that must go once `rewrite` renamed registers joined
-/// under [`ImplicitDefs::Vanish`]: those whose register holds another
-/// vreg's value across them. The others stay, so that every read of a
-/// register still has a def on each path to it.
-pub fn implicit_defs_overtaken(f: &Function, liveness: &Liveness, rewrite: &Rewrite) -> Vec<Inst> {
-    let mut overtaken = Vec::new();
-    let mut live = LiveSet::new(f);
-    for b in f.block_ids() {
-        if !f.block_insts(b).any(|i| f.inst(i).kind == InstKind::ImplicitDef) {
-            continue;
-        }
-        walk_block_backward(f, liveness, b, &mut live, |i, live_after| {
-            if f.inst(i).kind != InstKind::ImplicitDef {
-                return;
-            }
-            let held = f.defs(i).any(|d| {
-                let Some(class) = f.class_of(d) else { return false };
-                live_after.iter_class(class).any(|l| l != d && rewrite.renamed(l) == rewrite.renamed(d))
-            });
-            if held {
-                overtaken.push(i);
-            }
-        });
-    }
-    overtaken.sort();
-    overtaken
 }
 
 #[derive(Clone)]

@@ -6,8 +6,9 @@
 //! Phases, one module each: `liveness`, `interference`, `pressure`
 //! (recomputing cheap values where registers cost warps), `cssa` (PHI
 //! coalescing before PHI elimination), `coalesce` (conservative coalescing),
-//! `color` (Briggs optimistic coloring), `budget` (coloring into N registers
-//! with spilling), `spill` (spill code and slots), `spill_cost`;
+//! `color` (Briggs optimistic coloring) and `linear_scan` (its graph-free
+//! stand-in) behind `rename` (the rename pass), `budget` (coloring into N
+//! registers with spilling), `spill` (spill code and slots), `spill_cost`;
 //! `promote` judges the middle end's loops and calls over local arrays; `checker` proves every rewrite independently; `driver`
 //! strings them together for one function. The random-program generator and
 //! the interpreter the semantic tests use live in `testkit/`, outside the
@@ -18,27 +19,33 @@ mod abi {
     include!(concat!(env!("OUT_DIR"), "/abi.rs"));
 }
 
-pub mod asm;
-pub mod budget;
+// What the other crates of the workspace (the tuner, testkit, the fuzzers)
+// use; the rest is the plugin's own.
 pub mod checker;
 pub mod choices;
-pub mod coalesce;
-pub mod color;
-pub mod cssa;
-pub mod dot;
 pub mod driver;
-pub mod ffi;
 pub mod function;
 pub mod interference;
-pub mod linear_scan;
 pub mod liveness;
 pub mod occupancy;
 pub mod options;
+pub mod pass;
 pub mod plugin;
 pub mod pressure;
-pub mod promote;
-pub mod report;
 pub mod rewrite;
-pub mod spill;
-pub mod spill_cost;
+
+mod asm;
+mod budget;
+mod coalesce;
+mod color;
+mod coloring;
+mod cssa;
+mod dot;
+mod ffi;
+mod linear_scan;
+mod promote;
+mod rename;
+mod report;
+mod spill;
+mod spill_cost;
 mod union_find;

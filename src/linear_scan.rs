@@ -23,7 +23,7 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap};
 
-use crate::color::Coloring;
+use crate::coloring::Coloring;
 use crate::function::{Function, Inst, VReg};
 use crate::liveness::Liveness;
 
@@ -66,7 +66,7 @@ pub fn color(f: &Function, liveness: &Liveness, nodes: &[VReg]) -> Coloring {
         color[v.index()] = Some(c);
         active.push(Reverse((end[v.index()], v)));
     }
-    Coloring { color, spilled: Vec::new(), optimistic: 0 }
+    Coloring { color, spilled: Vec::new() }
 }
 
 /// Each vreg's hull as (first point, last point), both inclusive; a vreg no
@@ -131,13 +131,13 @@ mod tests {
     fn a_straight_reduction_takes_max_live_colors_and_passes_the_checker() {
         let f = reduction(64);
         let liveness = Liveness::compute(&f);
-        let nodes = crate::color::referenced_vregs(&f);
+        let nodes = crate::coloring::referenced_vregs(&f);
         let coloring = color(&f, &liveness, &nodes);
-        assert_eq!(crate::color::colors_per_class(&f, &coloring), [64]);
+        assert_eq!(crate::coloring::colors_per_class(&f, &coloring), [64]);
         let census = crate::interference::Census::take(&f, &liveness);
         assert_eq!(census.max_live, [64]);
         let mut rewrite = crate::rewrite::Rewrite::identity(f.num_vregs());
-        rewrite.rename = crate::color::color_representatives(&f, &coloring);
+        rewrite.rename = crate::coloring::color_representatives(&f, &coloring);
         crate::checker::check(&f, &rewrite).expect("the checker approves");
     }
 
@@ -154,7 +154,7 @@ mod tests {
         b.inst(InstKind::Other, &[], &[y]);
         let f = b.finish();
         let liveness = Liveness::compute(&f);
-        let coloring = color(&f, &liveness, &crate::color::referenced_vregs(&f));
+        let coloring = color(&f, &liveness, &crate::coloring::referenced_vregs(&f));
         // At the copy both w's color (0, the lowest) and x's (1) are free:
         // y takes x's, and the copy joins one register.
         assert_eq!(coloring.color[x.index()], Some(1));

@@ -1,7 +1,8 @@
 //! `-nvregalloc-report=FILE.json`: per function and pass, the figures the
 //! pass reported, the time each phase took, and (after coloring) a bound on
-//! occupancy for the target SM. The whole document is rewritten after every
-//! function, so the file is complete whenever the compiler stops.
+//! occupancy for the target SM. The whole document is made anew after every
+//! function, and the FFI boundary writes it, so the file is complete
+//! whenever the compiler stops.
 //!
 //! Occupancy is `occupancy`'s, NVIDIA's calculation, rather than the notes'
 //! (which give 64 KB / 128 KB register files; every SM from sm_70 to sm_120
@@ -19,18 +20,14 @@ use std::sync::Mutex;
 
 use serde_json::{json, Map, Value};
 
-use crate::driver::Pass;
+use crate::pass::Pass;
 use crate::rewrite::PassOutcome;
 
 static REPORTS: Mutex<BTreeMap<PathBuf, Map<String, Value>>> = Mutex::new(BTreeMap::new());
 
-pub fn record(
-    path: &Path,
-    cpu: &str,
-    function: &str,
-    pass: Pass,
-    outcome: &PassOutcome,
-) -> std::io::Result<()> {
+/// Adds `pass`'s outcome on `function` to the document bound for `path`, and
+/// returns the whole document as it now stands.
+pub fn record(path: &Path, cpu: &str, function: &str, pass: Pass, outcome: &PassOutcome) -> String {
     let figures: Map<String, Value> =
         outcome.stats.iter().map(|s| (s.name.to_string_lossy().into_owned(), json!(s.value))).collect();
     let times: Map<String, Value> = outcome
@@ -60,17 +57,11 @@ pub fn record(
             "fraction_at_most": (fraction * 1000.0).round() / 1000.0,
         });
     }
-    let pass_name = match pass {
-        Pass::Coalesce => "coalesce",
-        Pass::Color => "color",
-        Pass::Cssa => "cssa",
-        Pass::Pressure => "pressure",
-    };
     let mut reports = REPORTS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let document = reports.entry(path.to_owned()).or_default();
     document.insert("target".into(), json!(cpu));
     let functions = document.entry("functions").or_insert_with(|| json!({}));
-    functions.as_object_mut().expect("an object").entry(function).or_insert_with(|| json!({}))[pass_name] =
+    functions.as_object_mut().expect("an object").entry(function).or_insert_with(|| json!({}))[pass.name()] =
         entry;
-    std::fs::write(path, serde_json::to_string_pretty(&Value::Object(document.clone()))? + "\n")
+    serde_json::to_string_pretty(&Value::Object(document.clone())).expect("a JSON value prints") + "\n"
 }

@@ -298,6 +298,9 @@ pub struct PassOutcome {
     /// Said in a remark: why the function was treated as it was, if that
     /// needs saying.
     pub note: Option<String>,
+    /// The interference graph in Graphviz form, where `-nvregalloc-dot`
+    /// asks for it; the FFI boundary writes it.
+    pub dot: Option<String>,
 }
 
 impl PassOutcome {
@@ -316,6 +319,7 @@ impl PassOutcome {
             phases,
             method: Some(Method::Guard),
             note: Some(format!("left unchanged: {}", census.over(limit))),
+            dot: None,
         }
     }
 

@@ -835,7 +835,7 @@ mod tests {
                     assert_eq!(f.inst(last).kind, InstKind::Terminator);
                 }
             }
-            assert!(nvregalloc::driver::unsupported_reason(&f, nvregalloc::driver::Pass::Coalesce).is_none());
+            assert!(nvregalloc::driver::unsupported_reason(&f, nvregalloc::pass::Pass::Coalesce).is_none());
             // Nothing is read before a def reaches it, on any path.
             assert!(nvregalloc::liveness::Liveness::compute(&f).live_in[0].is_empty(), "seed {seed}");
             let out = interp::run(&f, &params, interp::DEFAULT_FUEL);

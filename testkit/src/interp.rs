@@ -72,9 +72,10 @@
 use std::fmt;
 
 use nvregalloc::checker;
-use nvregalloc::driver::{self, Pass, Verdict};
+use nvregalloc::driver::{self, Verdict};
 use nvregalloc::function::{Block, Function, Inst, InstFlags, InstKind, VReg};
 use nvregalloc::options::{CoalesceMode, ColorMode, Options, PressureMode};
+use nvregalloc::pass::Pass;
 use nvregalloc::rewrite::Rewrite;
 
 /// Def 0 = input 0 minus one (wrapping).

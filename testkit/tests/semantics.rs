@@ -17,12 +17,13 @@
 use std::cell::RefCell;
 
 use nvregalloc::checker;
-use nvregalloc::driver::{self, Pass, Verdict};
+use nvregalloc::driver::{self, Verdict};
 use nvregalloc::function::{
     Function, FunctionBuilder, Inst, InstData, InstFlags, InstKind, Operand, RegClass, VReg,
 };
 use nvregalloc::liveness::Liveness;
 use nvregalloc::options::{ColorMode, Fault, Options, PressureMode};
+use nvregalloc::pass::Pass;
 use nvregalloc::pressure;
 use nvregalloc::rewrite::{Insert, Place, Remat, Rewrite, SpillOp, UseSubstitution};
 use nvregalloc_testkit::generate::{self, Size};
