@@ -278,8 +278,13 @@ def corpus_units(corpus):
         return [(os.path.splitext(f)[0], os.path.join(corpus, f), []) for f in top]
     if os.path.isdir(os.path.join(corpus, "src")):
         corpus = os.path.join(corpus, "src")
+    benches = sorted(os.listdir(corpus))
+    # A HeCBench clone holds each benchmark's HIP, SYCL and OpenMP versions
+    # beside its CUDA one: only the CUDA ones are ours to compile.
+    if any(b.endswith("-cuda") for b in benches):
+        benches = [b for b in benches if b.endswith("-cuda")]
     units = []
-    for bench in sorted(os.listdir(corpus)):
+    for bench in benches:
         folder = os.path.join(corpus, bench)
         if not os.path.isdir(folder):
             continue
