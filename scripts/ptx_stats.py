@@ -3,8 +3,10 @@
 class, register-to-register moves, instructions; and, given ptxas, the
 hardware registers and spill bytes it reports, the register-limited warps per
 SM they allow; given cuobjdump too, the SASS instructions and local-memory
-loads and stores (LDL/STL) of the machine code. Also llc's -time-passes
-table, read into our passes' time and stock's (parse_time_passes).
+loads and stores (LDL/STL) of the machine code. ptxas's and cuobjdump's
+output is read by nvregalloc-tune (--figures), the project's one reader of
+it. Also llc's -time-passes table, read into our passes' time and stock's
+(parse_time_passes).
 
   ptx_stats.py FILE.ptx            one line per function
   ptx_stats.py --moves FILE.ptx    total register-to-register moves
@@ -17,20 +19,12 @@ import re
 import os
 import subprocess
 import sys
-import tempfile
 
 FUNC_RE = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+)?\.(entry|func)\s+(?:\([^)]*\)\s*)?([\w$]+)")
 REG_DECL_RE = re.compile(r"^\s*\.reg\s+\.(\w+)\s+%(\w+)<(\d+)>;")
 # A move between two numbered virtual registers (not %SP, immediates, symbols).
 MOVE_RE = re.compile(r"^\s*(?:@!?%p\d+\s+)?mov\.\w+\s+%[a-z]+\d+,\s*%[a-z]+\d+;")
 INST_RE = re.compile(r"^\s*(?:@!?%p\d+\s+)?[a-z][\w.:]*\b[^;]*;")
-PTXAS_FUNC_RE = re.compile(r"Compiling entry function '([\w$]+)'|Function properties for ([\w$]+)")
-PTXAS_USED_RE = re.compile(r"Used (\d+) registers")
-PTXAS_SPILL_RE = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
-PTXAS_FRAME_RE = re.compile(r"(\d+) bytes stack frame")
-SASS_FUNC_RE = re.compile(r"^\s*Function : ([\w$]+)")
-# "/*0040*/  @!P0 LDL.64 R2, [R1+0x8] ;": the opcode after an optional predicate.
-SASS_INST_RE = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T\d]+\s+)?([A-Z][A-Z0-9_]*)")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -118,51 +112,24 @@ def parse_ptx(text):
     return functions
 
 
-def ptxas_figures(ptxas, ptx_path, arch="sm_90", cuobjdump=None):
+def ptxas_figures(ptxas, ptx_path, cuobjdump=None):
     """{function: {"hw_regs": n, "warps": n, "spill_stores": bytes, "spill_loads": bytes,
-    "frame": local stack frame bytes}},
-    and with cuobjdump also "sass_insts" (not counting NOPs), "ldl" and "stl"."""
-    with tempfile.TemporaryDirectory(prefix="nvra-sass-") as tmp:
-        cubin = os.path.join(tmp, "out.cubin") if cuobjdump else os.devnull
-        out = subprocess.run([ptxas, f"-arch={arch}", "-v", ptx_path, "-o", cubin],
-                             capture_output=True, text=True, check=True)
-        sass = subprocess.run([cuobjdump, "-sass", cubin], capture_output=True, text=True,
-                              check=True).stdout if cuobjdump else ""
-    figures, name = {}, None
-    for line in out.stderr.splitlines():
-        m = PTXAS_FUNC_RE.search(line)
-        if m:
-            name = m.group(1) or m.group(2)
-            figures.setdefault(name, {"hw_regs": 0, "spill_stores": 0, "spill_loads": 0, "frame": 0})
-            continue
-        if name is None:
-            continue
-        s = PTXAS_SPILL_RE.search(line)
-        if s:
-            figures[name]["spill_stores"] = int(s.group(1))
-            figures[name]["spill_loads"] = int(s.group(2))
-        fr = PTXAS_FRAME_RE.search(line)
-        if fr:
-            figures[name]["frame"] = int(fr.group(1))
-        u = PTXAS_USED_RE.search(line)
-        if u:
-            figures[name]["hw_regs"] = int(u.group(1))
-    for f in figures.values():
-        f["warps"] = register_limited_warps(f["hw_regs"])
-    name = None
-    for line in sass.splitlines():
-        m = SASS_FUNC_RE.match(line)
-        if m:
-            name = m.group(1)
-            figures.setdefault(name, {}).update({"sass_insts": 0, "ldl": 0, "stl": 0})
-            continue
-        i = SASS_INST_RE.match(line)
-        if name is None or not i or i.group(1) == "NOP":
-            continue
-        figures[name]["sass_insts"] += 1
-        for op in ("ldl", "stl"):
-            if i.group(1) == op.upper():
-                figures[name][op] += 1
+    "frame": local stack frame bytes}}, for the GPU the PTX's .target names;
+    with cuobjdump also "sass_insts" (not counting NOPs), "ldl" and "stl" for
+    the functions the SASS holds. Read by nvregalloc-tune --figures."""
+    cmd = [tuner(), "--figures", ptx_path, "--ptxas", ptxas]
+    if cuobjdump:
+        cmd += ["--sass", "--cuobjdump", cuobjdump]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise subprocess.CalledProcessError(out.returncode, cmd, out.stdout, out.stderr)
+    figures = {}
+    for name, f in json.loads(out.stdout).items():
+        figures[name] = {"hw_regs": f["registers"], "spill_stores": f["spill_stores"],
+                         "spill_loads": f["spill_loads"], "frame": f["frame"],
+                         "warps": register_limited_warps(f["registers"])}
+        if f["sass"]:  # a function ptxas compiled into its callers has no SASS of its own
+            figures[name].update({"sass_insts": f["sass"], "ldl": f["ldl"], "stl": f["stl"]})
     return figures
 
 

@@ -53,6 +53,7 @@ if cuda_root:
     # (tests pass --cache-dir, or --no-cache).
     tune_env = {"NVREGALLOC_PLUGIN": plugin, "PTXAS": os.path.join(cuda_root, "bin", "ptxas"),
                 "CUOBJDUMP": os.environ.get("CUOBJDUMP", os.path.join(cuda_root, "bin", "cuobjdump"))}
+    config.substitutions.append(("%cuobjdump", tune_env["CUOBJDUMP"]))
     config.substitutions.append(
         ("%tune", "env " + " ".join(f"{k}='{v}'" for k, v in tune_env.items())
          + f" {root}/target/release/nvregalloc-tune")

@@ -171,10 +171,7 @@ impl Tools {
             .clone()
             .or_else(|| cuda_path.as_ref().map(|c| c.join("bin/ptxas")).filter(|p| p.exists()))
             .unwrap_or_else(|| "ptxas".into());
-        let cuobjdump = settings.cuobjdump.clone().unwrap_or_else(|| match ptxas.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() => dir.join("cuobjdump"),
-            _ => "cuobjdump".into(),
-        });
+        let cuobjdump = settings.cuobjdump.clone().unwrap_or_else(|| figures::cuobjdump_beside(&ptxas));
         let plugin_bytes = std::fs::read(&settings.plugin)
             .map_err(|e| format!("plugin {}: {e}", settings.plugin.display()))?;
         let versions = vec![
@@ -203,6 +200,7 @@ fn tune_gpu(
         gpu: table,
         saturating_warps: settings.saturating_warps.unwrap_or_else(|| Judge::default_saturation(table)),
         local_weight: settings.local_weight,
+        loop_weight: settings.loop_weight,
     };
     let (source, flags) = compile.cache_inputs(gpu)?;
     let objective = format!(
@@ -289,7 +287,7 @@ fn tune_gpu(
             Some(figures) => figures,
             None => {
                 let figures =
-                    figures::measure(&tools.ptxas, &tools.cuobjdump, &ptx, table, settings.loop_weight)?;
+                    figures::measure(&tools.ptxas, Some(&tools.cuobjdump), &ptx, table)?;
                 measured.lock().expect("no build panics").insert(code, figures.clone());
                 figures
             }
@@ -332,6 +330,7 @@ fn tune_gpu(
     let report = GpuReport {
         gpu: gpu.to_owned(),
         objective: format!("{:?}", settings.objective).to_lowercase(),
+        loop_weight: settings.loop_weight,
         tuning_builds: outcome.builds,
         tuning_seconds: started.elapsed().as_secs_f64(),
         from_cache: false,

@@ -16,6 +16,7 @@
 //! make CXX="nvregalloc-tune -- clang++"
 //! nvregalloc-tune --stats | --clear
 //! nvregalloc-tune --occupancy sm_90      (warps per SM by registers, JSON)
+//! nvregalloc-tune --figures k.ptx [--sass]   (what ptxas makes of it, JSON)
 //! ```
 
 mod cache;
@@ -28,7 +29,7 @@ mod remote;
 mod report;
 mod search;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -87,6 +88,16 @@ struct Cli {
     /// one occupancy model, for its scripts.
     #[arg(long, value_name = "GPU")]
     occupancy: Option<String>,
+    /// Print, as JSON, what ptxas makes of each function of this PTX file for
+    /// the GPU its `.target` names (registers, spills, stack frame, shared
+    /// memory, occupancy), and exit: the project's one reader of ptxas's
+    /// output, for its scripts.
+    #[arg(long, value_name = "PTX")]
+    figures: Option<PathBuf>,
+    /// With --figures: also the SASS figures (instructions, LDL, STL, each by
+    /// loop depth), from cuobjdump.
+    #[arg(long, requires = "figures")]
+    sass: bool,
     /// Remove every cache entry and counter, then exit.
     #[arg(long)]
     clear: bool,
@@ -162,6 +173,28 @@ fn plugin_version(bytes: &[u8]) -> Option<String> {
     Some(String::from_utf8_lossy(&bytes[at..at + end]).into_owned())
 }
 
+/// `--figures`: the figures of each function of `ptx` for the GPU its
+/// `.target` names, as JSON on stdout.
+fn print_figures(ptx: &Path, ptxas: &Path, cuobjdump: Option<&Path>) -> ExitCode {
+    let target = std::fs::read_to_string(ptx)
+        .map_err(|e| format!("{}: {e}", ptx.display()))
+        .and_then(|text| figures::Ptx::new(&text).target().map(str::to_owned).ok_or("no .target line".to_owned()));
+    let measured = target.and_then(|target| {
+        let gpu = nvregalloc::occupancy::gpu(&target).ok_or(format!("no occupancy figures for {target}"))?;
+        figures::measure(ptxas, cuobjdump, ptx, gpu)
+    });
+    match measured {
+        Ok(figures) => {
+            println!("{}", serde_json::to_string(&figures).expect("figures serialize"));
+            ExitCode::SUCCESS
+        }
+        Err(why) => {
+            eprintln!("nvregalloc-tune: --figures {}: {why}", ptx.display());
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("NVREGALLOC_TUNE_LOG"))
@@ -171,6 +204,15 @@ fn main() -> ExitCode {
     if cli.version {
         print_versions(&cli);
         return ExitCode::SUCCESS;
+    }
+    let env_path = |name| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if let Some(ptx) = &cli.figures {
+        let ptxas = cli.ptxas.clone().or_else(|| env_path("PTXAS")).unwrap_or_else(|| "ptxas".into());
+        let cuobjdump = cli
+            .sass
+            .then(|| cli.cuobjdump.clone().or_else(|| env_path("CUOBJDUMP")))
+            .map(|named| named.unwrap_or_else(|| figures::cuobjdump_beside(&ptxas)));
+        return print_figures(ptx, &ptxas, cuobjdump.as_deref());
     }
     let mut cache = Cache::open(cli.cache_dir.clone());
     if let Some(url) = cli.remote_cache.as_deref().filter(|u| !u.is_empty()) {
@@ -215,7 +257,6 @@ fn main() -> ExitCode {
         eprintln!("nvregalloc-tune: no command to run (see --help)");
         return ExitCode::from(2);
     }
-    let env_path = |name| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
     let settings = launcher::Settings {
         jobs: cli.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         objective: cli.objective,

@@ -20,7 +20,8 @@
 //! ptxas's registers and shared memory, and the block size where the PTX
 //! states one), capped at `saturating_warps`, and `weighted_sass` counts
 //! each SASS instruction `loop_weight^depth` times by the loops around it
-//! (`figures`); `weighted_local` counts the local loads and stores (LDL,
+//! (`loop_weighted`, on the counts by depth that `figures` reads off the
+//! SASS); `weighted_local` counts the local loads and stores (LDL,
 //! STL) among them the same way, so that each costs `local_weight`
 //! instructions in all. Choices rank by profit (the search keeps the
 //! plugin's default on a tie), and a register step that adds no occupancy
@@ -57,7 +58,7 @@
 
 use std::cmp::Ordering;
 
-use crate::figures::Figures;
+use crate::figures::{ByDepth, Figures};
 use nvregalloc::occupancy::Gpu;
 
 /// What one local load or store costs, in ALU instructions (the module's
@@ -82,6 +83,13 @@ pub struct Judge {
     pub saturating_warps: u32,
     /// Instructions one local load or store counts for (`--local-weight`).
     pub local_weight: f64,
+    /// What an instruction weighs per loop around it (`--loop-weight`).
+    pub loop_weight: f64,
+}
+
+/// Counts by loop depth, each counting `loop_weight^depth` times.
+pub fn loop_weighted(counts: &ByDepth, loop_weight: f64) -> f64 {
+    counts.iter().zip(0..).map(|(&n, depth)| f64::from(n) * loop_weight.powi(depth)).sum()
 }
 
 /// One kernel's figures in the two builds a user gets without the tuner.
@@ -132,7 +140,9 @@ impl Judge {
     /// Loop-weighted SASS instructions, each local access counting
     /// `local_weight`.
     pub fn cost(&self, f: &Figures) -> f64 {
-        (f.weighted_sass + (self.local_weight - 1.0) * f.weighted_local).max(1.0)
+        let sass = loop_weighted(&f.sass_by_depth, self.loop_weight);
+        let local = loop_weighted(&f.local_by_depth, self.loop_weight);
+        (sass + (self.local_weight - 1.0) * local).max(1.0)
     }
 
     /// `balanced`'s profit of `f` over `stock` (1: as good).
@@ -188,44 +198,51 @@ mod tests {
     use super::*;
     use nvregalloc::occupancy::gpu;
 
-    fn kernel(registers: u32, weighted_sass: f64) -> Figures {
+    /// A kernel of `sass` instructions outside loops.
+    fn kernel(registers: u32, sass: u32) -> Figures {
         let gpu = gpu("sm_90").unwrap();
         Figures {
             registers,
-            sass: weighted_sass as u32,
-            weighted_sass,
+            sass,
+            sass_by_depth: [sass, 0, 0, 0, 0],
             occupancy: gpu.occupancy(registers, 0, None),
             ..Figures::default()
         }
     }
 
-    /// `f` with `n` of its instructions local loads in a loop (weight 8).
+    /// `f` with `n` of its instructions local loads in a loop.
     fn with_local(f: Figures, n: u32) -> Figures {
-        Figures { ldl: n, weighted_local: 8.0 * f64::from(n), ..f }
+        Figures { ldl: n, local_by_depth: [0, n, 0, 0, 0], ..f }
     }
 
     fn judge(objective: Objective) -> Judge {
         let gpu = gpu("sm_90").unwrap();
-        Judge { objective, gpu, saturating_warps: 32, local_weight: DEFAULT_LOCAL_WEIGHT }
+        Judge { objective, gpu, saturating_warps: 32, local_weight: DEFAULT_LOCAL_WEIGHT, loop_weight: 8.0 }
+    }
+
+    #[test]
+    fn each_loop_multiplies_an_instructions_weight() {
+        assert_eq!(loop_weighted(&[18, 12, 8, 0, 0], 10.0), 18.0 + 120.0 + 800.0);
+        assert_eq!(loop_weighted(&[18, 12, 8, 0, 0], 1.0), 38.0);
     }
 
     #[test]
     fn an_occupancy_step_must_outweigh_the_instructions_it_adds() {
         let judge = judge(Objective::Balanced);
-        let stock = kernel(80, 1000.0); // 24 warps
+        let stock = kernel(80, 1000); // 24 warps
                                         // 24 -> 32 warps for 10% more weighted instructions: 1.33 / 1.1 pays.
-        assert!(judge.better(&kernel(64, 1100.0), &stock, &stock));
+        assert!(judge.better(&kernel(64, 1100), &stock, &stock));
         // ... for 40% more it does not.
-        assert!(!judge.better(&kernel(64, 1400.0), &stock, &stock));
+        assert!(!judge.better(&kernel(64, 1400), &stock, &stock));
         // Past saturation a step buys nothing: 32 -> 40 warps loses to fewer instructions.
-        let at_32 = kernel(64, 1000.0);
-        assert!(!judge.better(&kernel(48, 1001.0), &at_32, &at_32));
-        assert!(judge.better(&kernel(64, 990.0), &at_32, &at_32));
+        let at_32 = kernel(64, 1000);
+        assert!(!judge.better(&kernel(48, 1001), &at_32, &at_32));
+        assert!(judge.better(&kernel(64, 990), &at_32, &at_32));
         // A tie is no gain: stock stays.
-        assert!(!judge.better(&kernel(63, 1000.0), &at_32, &at_32));
+        assert!(!judge.better(&kernel(63, 1000), &at_32, &at_32));
         // The occupancy objective takes the step whatever it costs.
         let occupancy = Judge { objective: Objective::Occupancy, ..judge };
-        assert!(occupancy.better(&kernel(64, 1400.0), &stock, &stock));
+        assert!(occupancy.better(&kernel(64, 1400), &stock, &stock));
     }
 
     #[test]
@@ -234,8 +251,8 @@ mod tests {
         // in the loop, at 32 registers (64 warps); the default keeps it in
         // registers, 80 of them (24 warps), with no local access.
         let judge = judge(Objective::Balanced);
-        let stock = with_local(kernel(32, 2000.0), 150);
-        let default = kernel(80, 1600.0);
+        let stock = with_local(kernel(32, 2000), 150);
+        let default = kernel(80, 1600);
         assert!(judge.better(&default, &stock, &stock));
         // Counted as plain instructions, the loads would not pay for the warps.
         let unweighted = Judge { local_weight: 1.0, ..judge };
@@ -252,24 +269,24 @@ mod tests {
     #[test]
     fn choices_are_judged_against_stock_and_the_default() {
         let judge = judge(Objective::Balanced);
-        let stock = with_local(kernel(41, 1000.0), 4); // 40 warps
-        let default = kernel(48, 900.0); // 40 warps
+        let stock = with_local(kernel(41, 1000), 4); // 40 warps
+        let default = kernel(48, 900); // 40 warps
         let base = Baseline { stock: &stock, default: &default };
         assert!(judge.admissible(&default, base));
-        assert!(judge.admissible(&kernel(44, 890.0), base));
+        assert!(judge.admissible(&kernel(44, 890), base));
         // More local accesses than the default.
-        assert!(!judge.admissible(&with_local(kernel(40, 800.0), 1), base));
+        assert!(!judge.admissible(&with_local(kernel(40, 800), 1), base));
         // More spill bytes than either.
-        assert!(!judge.admissible(&Figures { spill_loads: 4, ..kernel(32, 800.0) }, base));
+        assert!(!judge.admissible(&Figures { spill_loads: 4, ..kernel(32, 800) }, base));
         // Fewer warps than both (stock's 40, the default's 40).
-        assert_eq!(judge.why_not(&kernel(72, 500.0), base), Some("fewer warps than stock and the default"));
+        assert_eq!(judge.why_not(&kernel(72, 500), base), Some("fewer warps than stock and the default"));
         // Worse than both by the objective.
-        assert!(!judge.admissible(&kernel(48, 1400.0), base));
+        assert!(!judge.admissible(&kernel(48, 1400), base));
         // Worse than the default alone is admissible: better than stock.
-        assert!(judge.admissible(&kernel(48, 910.0), base));
+        assert!(judge.admissible(&kernel(48, 910), base));
 
         // Where the default spills more than stock, stock is the floor.
-        let spilling = Figures { spill_stores: 8, ..with_local(kernel(32, 900.0), 6) };
+        let spilling = Figures { spill_stores: 8, ..with_local(kernel(32, 900), 6) };
         let base = Baseline { stock: &stock, default: &spilling };
         assert!(base.default_spills_more());
         assert!(judge.admissible(&stock, base));

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::figures::Figures;
+use crate::objective::loop_weighted;
 use nvregalloc::occupancy::Limiter;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -24,6 +25,9 @@ pub struct KernelReport {
 pub struct GpuReport {
     pub gpu: String,
     pub objective: String,
+    /// What an instruction weighs per loop around it: the figures count
+    /// instructions by loop depth, and the objective weighs them so.
+    pub loop_weight: f64,
     /// Builds this tuning ran (0 when it came from the cache).
     pub tuning_builds: usize,
     /// Seconds the tuning took when it ran.
@@ -77,6 +81,7 @@ impl Report {
                 let t = k.tuned.as_ref();
                 let limit =
                     |f: &Figures| format!("{} ({})", f.occupancy.warps, limiter_name(f.occupancy.limiter));
+                let weighted = |f: &Figures| loop_weighted(&f.sass_by_depth, gpu.loop_weight).round() as u64;
                 // The default's registers, warps and LDL+STL, to read the
                 // tuned build against.
                 let default = k.default.as_ref().map_or("-".to_owned(), |d| {
@@ -94,7 +99,7 @@ impl Report {
                     },
                     pair(stock.spills(), t.map(|f| f.spills())),
                     pair(stock.local(), t.map(|f| f.local())),
-                    pair(stock.weighted_sass.round() as u64, t.map(|f| f.weighted_sass.round() as u64)),
+                    pair(weighted(stock), t.map(weighted)),
                     default,
                     truncate(&k.choice, 26),
                     k.reason

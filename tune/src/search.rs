@@ -554,14 +554,15 @@ mod tests {
     use crate::objective::{Objective, DEFAULT_LOCAL_WEIGHT};
     use std::sync::Mutex;
 
-    fn figures(weighted_sass: f64, ldl: u32) -> BTreeMap<String, Figures> {
+    /// `sass` instructions, `ldl` of them local loads, outside loops.
+    fn figures(sass: u32, ldl: u32) -> BTreeMap<String, Figures> {
         let gpu = nvregalloc::occupancy::gpu("sm_90").unwrap();
         let f = Figures {
             registers: 32,
-            sass: weighted_sass as u32,
-            weighted_sass,
+            sass,
+            sass_by_depth: [sass, 0, 0, 0, 0],
             ldl,
-            weighted_local: f64::from(ldl),
+            local_by_depth: [ldl, 0, 0, 0, 0],
             occupancy: gpu.occupancy(32, 0, None),
             ..Figures::default()
         };
@@ -575,11 +576,11 @@ mod tests {
         let everywhere = options.lines().find(|l| l.starts_with("* ")).unwrap_or("");
         let line = if label == "combined" { choices } else { everywhere };
         let f = if line.contains("promote=off") || line.is_empty() {
-            figures(1000.0, 10)
+            figures(1000, 10)
         } else if line.contains("lsr=off") {
-            figures(900.0, 0)
+            figures(900, 0)
         } else {
-            figures(1000.0, 0)
+            figures(1000, 0)
         };
         let digest = format!("{:?}", f["k"]);
         Built { figures: f, digests: BTreeMap::from([("k".to_owned(), digest)]), calls: BTreeMap::new() }
@@ -598,6 +599,7 @@ mod tests {
                 gpu,
                 saturating_warps: 32,
                 local_weight: DEFAULT_LOCAL_WEIGHT,
+                loop_weight: 8.0,
             },
             candidates: candidates(true),
             jobs: 1,
