@@ -286,8 +286,7 @@ fn tune_gpu(
         let figures = match known {
             Some(figures) => figures,
             None => {
-                let figures =
-                    figures::measure(&tools.ptxas, Some(&tools.cuobjdump), &ptx, table)?;
+                let figures = figures::measure(&tools.ptxas, Some(&tools.cuobjdump), &ptx, table)?;
                 measured.lock().expect("no build panics").insert(code, figures.clone());
                 figures
             }
@@ -323,6 +322,10 @@ fn tune_gpu(
             stock: outcome.stock.get(name).cloned(),
             default: outcome.default.get(name).cloned(),
             tuned: outcome.tuned.get(name).cloned(),
+            profit_over_default: match (outcome.tuned.get(name), outcome.default.get(name)) {
+                (Some(tuned), Some(default)) => Some(judge.profit(tuned, default)),
+                _ => None,
+            },
             choice: d.choice.clone(),
             reason: d.reason.clone(),
         })

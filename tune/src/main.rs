@@ -176,9 +176,10 @@ fn plugin_version(bytes: &[u8]) -> Option<String> {
 /// `--figures`: the figures of each function of `ptx` for the GPU its
 /// `.target` names, as JSON on stdout.
 fn print_figures(ptx: &Path, ptxas: &Path, cuobjdump: Option<&Path>) -> ExitCode {
-    let target = std::fs::read_to_string(ptx)
-        .map_err(|e| format!("{}: {e}", ptx.display()))
-        .and_then(|text| figures::Ptx::new(&text).target().map(str::to_owned).ok_or("no .target line".to_owned()));
+    let target =
+        std::fs::read_to_string(ptx).map_err(|e| format!("{}: {e}", ptx.display())).and_then(|text| {
+            figures::Ptx::new(&text).target().map(str::to_owned).ok_or("no .target line".to_owned())
+        });
     let measured = target.and_then(|target| {
         let gpu = nvregalloc::occupancy::gpu(&target).ok_or(format!("no occupancy figures for {target}"))?;
         figures::measure(ptxas, cuobjdump, ptx, gpu)

@@ -230,7 +230,7 @@ mod tests {
     fn an_occupancy_step_must_outweigh_the_instructions_it_adds() {
         let judge = judge(Objective::Balanced);
         let stock = kernel(80, 1000); // 24 warps
-                                        // 24 -> 32 warps for 10% more weighted instructions: 1.33 / 1.1 pays.
+                                      // 24 -> 32 warps for 10% more weighted instructions: 1.33 / 1.1 pays.
         assert!(judge.better(&kernel(64, 1100), &stock, &stock));
         // ... for 40% more it does not.
         assert!(!judge.better(&kernel(64, 1400), &stock, &stock));

@@ -16,6 +16,10 @@ pub struct KernelReport {
     pub default: Option<Figures>,
     /// `None`: inlined everywhere in the tuned build.
     pub tuned: Option<Figures>,
+    /// `balanced`'s profit of the tuned build over the default's (1: as
+    /// good), whatever the objective: what the tuner gains the user.
+    #[serde(default)]
+    pub profit_over_default: Option<f64>,
     pub choice: String,
     pub reason: String,
 }

@@ -174,9 +174,7 @@ mod tests {
             eprintln!("{name}: {f:?}");
         }
         let f = &figures["local_perm_walk"];
-        assert!(
-            f.registers > 0 && f.frame > 0 && f.sass > f.sass_by_depth[0] && f.local() > 0
-        );
+        assert!(f.registers > 0 && f.frame > 0 && f.sass > f.sass_by_depth[0] && f.local() > 0);
         assert_eq!(f.occupancy, gpu.occupancy(f.registers, 0, None));
 
         let bad = dir.path().join("bad.ptx");

@@ -137,5 +137,4 @@ ptxas info    : Used 48 registers, used 1 barriers, 4096 bytes smem, 372 bytes c
         );
         assert_eq!((figures["_Z1kPi"].registers, figures["_Z1kPi"].shared), (25, 3568));
     }
-
 }

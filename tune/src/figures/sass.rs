@@ -63,9 +63,7 @@ pub fn parse_sass(text: &str) -> BTreeMap<String, SassCounts> {
     }
     sections
         .into_iter()
-        .map(|(name, instructions, loops)| {
-            (name.to_string(), sass_counts(&instructions, &loops))
-        })
+        .map(|(name, instructions, loops)| (name.to_string(), sass_counts(&instructions, &loops)))
         .collect()
 }
 
@@ -254,5 +252,4 @@ mod tests {
     fn counts(instructions: ByDepth, ldl: u32, stl: u32, local: ByDepth) -> SassCounts {
         SassCounts { instructions, ldl, stl, local }
     }
-
 }
