@@ -64,8 +64,11 @@ struct Cli {
     /// past it no further candidate build starts, the best found is used and
     /// cached as partial, and a later compile of the same source tunes
     /// further from it.
-    #[arg(long, env = "NVREGALLOC_TUNE_BUDGET", value_name = "SECONDS")]
-    budget: Option<f64>,
+    /// `none`: no limit. The default keeps 95% of the unlimited search's
+    /// gains on HeCBench (docs/tuning.md).
+    #[arg(long, env = "NVREGALLOC_TUNE_BUDGET", value_name = "SECONDS", value_parser = parse_budget,
+          default_value = DEFAULT_BUDGET)]
+    budget: Budget,
     /// Warps per SM past which more buy nothing (default: half the SM's).
     #[arg(long)]
     saturating_warps: Option<u32>,
@@ -134,6 +137,28 @@ struct Cli {
     /// The compile command.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     command: Vec<String>,
+}
+
+/// `--budget`'s default, in seconds: from the sweep of docs/tuning.md.
+const DEFAULT_BUDGET: &str = "120";
+
+/// A time budget in seconds; `None`: no limit.
+#[derive(Clone, Copy, Debug)]
+struct Budget(Option<f64>);
+
+/// `--budget`'s value: seconds (0 or more), or `none`; empty (an
+/// `NVREGALLOC_TUNE_BUDGET` set to nothing) is the default.
+fn parse_budget(text: &str) -> Result<Budget, String> {
+    if text.is_empty() {
+        return parse_budget(DEFAULT_BUDGET);
+    }
+    if text == "none" {
+        return Ok(Budget(None));
+    }
+    match text.parse::<f64>() {
+        Ok(seconds) if seconds.is_finite() && seconds >= 0.0 => Ok(Budget(Some(seconds))),
+        _ => Err(format!("`{text}` is not a number of seconds (0 or more) or `none`")),
+    }
 }
 
 fn plugin_path(cli: &Cli) -> PathBuf {
@@ -263,7 +288,7 @@ fn main() -> ExitCode {
         objective: cli.objective,
         loop_weight: cli.loop_weight,
         local_weight: cli.local_weight,
-        budget: cli.budget,
+        budget: cli.budget.0,
         saturating_warps: cli.saturating_warps,
         cache: (!cli.no_cache).then_some(cache),
         plugin: plugin_path(&cli),
