@@ -9,7 +9,10 @@
 // address goes nowhere else a call inlined would not follow); the calls the
 // core picks within the caller's budget get the call-site attribute
 // alwaysinline, which LLVM's inliners honour. A call the source decides for
-// (noinline, optnone) keeps its decision. Each verdict is a remark.
+// (noinline, optnone) keeps its decision. Each verdict is a remark. A
+// function that every call in the module inlines so, and that the module
+// keeps for callers elsewhere, lends its marks to a private copy those
+// calls inline instead (the core decides: promote::private_inline_copy).
 //
 // A module pass after the early per-function cleanup (SROA has run, so an
 // alloca still there is one whose address escapes or whose offsets vary)
@@ -44,6 +47,7 @@
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
 using namespace llvm;
 
@@ -194,9 +198,11 @@ std::optional<LocalCall> localCall(CallBase &Call, unsigned CalleeInsts,
   return Found;
 }
 
-/// The core's verdicts on \p Calls, all of one caller, applied and told.
-/// Returns the IR instructions the calls marked will add.
-unsigned decide(MutableArrayRef<LocalCall> Calls) {
+/// The core's verdicts on \p Calls, all of one caller, applied and told;
+/// the calls marked go into \p Marked. Returns the IR instructions they
+/// will add.
+unsigned decide(MutableArrayRef<LocalCall> Calls,
+                SmallPtrSetImpl<CallBase *> &Marked) {
   Function &Caller = *Calls.front().Call->getFunction();
   SmallVector<NvraLocalCall, 8> Facts;
   for (const LocalCall &Call : Calls)
@@ -215,6 +221,7 @@ unsigned decide(MutableArrayRef<LocalCall> Calls) {
     uint64_t Bytes = Calls[I].LocalBytes;
     if (Verdicts[I] == NVRA_CALL_INLINE) {
       Call.addFnAttr(Attribute::AlwaysInline);
+      Marked.insert(&Call);
       Caller.getContext().diagnose(
           OptimizationRemark(CallsPassArg, "InlineForLocal", &Call)
           << "call to " << Callee << " takes a local's address ("
@@ -241,6 +248,78 @@ unsigned decide(MutableArrayRef<LocalCall> Calls) {
         << ")");
   }
   return Added;
+}
+
+/// The facts the core judges a private copy of \p F by.
+NvraInlinedFunction inlinedFunction(Function &F,
+                                    const SmallPtrSetImpl<CallBase *> &Marked) {
+  NvraInlinedFunction Facts{};
+  Facts.entry = F.getCallingConv() == CallingConv::PTX_Kernel;
+  bool OnlyCalled = true;
+  for (const Use &U : F.uses()) {
+    auto *Call = dyn_cast<CallBase>(U.getUser());
+    if (!Call || !Call->isCallee(&U)) {
+      OnlyCalled = false;
+      continue;
+    }
+    ++Facts.calls;
+    Facts.calls_inlined += Marked.contains(Call);
+  }
+  Facts.kept_for_others =
+      OnlyCalled && !F.isDiscardableIfUnused() && !F.isInterposable();
+  Facts.inlines_for_locals = any_of(instructions(F), [&](Instruction &I) {
+    auto *Call = dyn_cast<CallBase>(&I);
+    return Call && Marked.contains(Call);
+  });
+  return Facts;
+}
+
+/// The functions the core gives a private copy (promote::private_inline_copy):
+/// the marked calls to each inline the copy, internal and with the marks
+/// of its body, and the function keeps its body for callers in other
+/// modules as LLVM's inliner alone makes it: its marks are taken away.
+/// Returns whether any was copied.
+bool copyInlinedFunctions(Module &M, SmallPtrSetImpl<CallBase *> &Marked) {
+  // Judged before any copy adds calls.
+  SmallVector<Function *, 8> Judged;
+  for (Function &F : M) {
+    if (F.isDeclaration())
+      continue;
+    NvraInlinedFunction Facts = inlinedFunction(F, Marked);
+    if (nvra_private_inline_copy(NVRA_ABI_VERSION, &Facts))
+      Judged.push_back(&F);
+  }
+  DenseMap<const Function *, Function *> CopyOf;
+  for (Function *F : Judged) {
+    ValueToValueMapTy Map;
+    Function *Copy = CloneFunction(F, Map);
+    Copy->setName(F->getName() + ".inlined");
+    Copy->setLinkage(GlobalValue::InternalLinkage);
+    Copy->setComdat(nullptr);
+    for (Instruction &I : instructions(*F))
+      if (auto *Call = dyn_cast<CallBase>(&I); Call && Marked.contains(Call))
+        Marked.insert(cast<CallBase>(Map[Call]));
+    CopyOf[F] = Copy;
+  }
+  SmallVector<CallBase *, 16> Calls(Marked.begin(), Marked.end());
+  for (CallBase *Call : Calls) {
+    if (CopyOf.contains(Call->getFunction())) {
+      Call->removeFnAttr(Attribute::AlwaysInline);
+      Marked.erase(Call);
+    } else if (Function *Copy = CopyOf.lookup(Call->getCalledFunction())) {
+      Call->setCalledFunction(Copy);
+    }
+  }
+  for (Function *F : Judged)
+    F->getContext().diagnose(
+        OptimizationRemark(CallsPassArg, "PrivateCopy",
+                           DiagnosticLocation(F->getSubprogram()),
+                           &F->getEntryBlock())
+        << "function " << F->getName()
+        << ": every call to it here is inlined for locals, so they inline a "
+           "private copy; the function itself, for callers in other "
+           "modules, keeps LLVM's own inlining");
+  return !Judged.empty();
 }
 
 /// Level: the pipeline's, whose inline threshold tells the calls LLVM's
@@ -296,6 +375,7 @@ PreservedAnalyses PromoteLocalsCallsPass::run(Module &M,
     return It == Grown.end() ? F.getInstructionCount() : It->second;
   };
   bool Changed = false;
+  SmallPtrSet<CallBase *, 16> Marked;
   for (Function *Caller : CalleesFirst) {
     if (Caller->isDeclaration() || !promotesLocals(*Caller))
       continue;
@@ -309,10 +389,11 @@ PreservedAnalyses PromoteLocalsCallsPass::run(Module &M,
           Calls.push_back(*Found);
     if (Calls.empty())
       continue;
-    unsigned Added = decide(Calls);
+    unsigned Added = decide(Calls, Marked);
     Changed |= Added != 0;
     Grown[Caller] = Caller->getInstructionCount() + Added;
   }
+  Changed |= copyInlinedFunctions(M, Marked);
   return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
 }
 

@@ -473,6 +473,31 @@ pub unsafe extern "C" fn nvra_choose_local_calls(
     }
 }
 
+/// `promote::private_inline_copy` for the shim: no copy (marks stay where
+/// they are) on a mismatched ABI or a panic.
+///
+/// # Safety
+/// `function` must point to an `NvraInlinedFunction`.
+#[no_mangle]
+pub unsafe extern "C" fn nvra_private_inline_copy(
+    abi_version: u32,
+    function: *const NvraInlinedFunction,
+) -> u32 {
+    init_logging();
+    if abi_version != NVRA_ABI_VERSION {
+        return 0;
+    }
+    let raw = &*function;
+    let facts = promote::InlinedFunction {
+        entry: raw.entry != 0,
+        kept_for_others: raw.kept_for_others != 0,
+        inlines_for_locals: raw.inlines_for_locals != 0,
+        calls: raw.calls,
+        calls_inlined: raw.calls_inlined,
+    };
+    panic::catch_unwind(|| promote::private_inline_copy(&facts)).is_ok_and(|copy| copy).into()
+}
+
 /// `promote::local_alignment` for the shim: the slot's own alignment (LLVM's
 /// behaviour) on a mismatched ABI or a panic.
 ///

@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bump on any change to a struct below or to the meaning of a field. */
-#define NVRA_ABI_VERSION 29u
+#define NVRA_ABI_VERSION 30u
 
 /* Sentinel for "no register" / "no tie" in 32-bit index fields. */
 #define NVRA_NONE 0xffffffffu
@@ -505,6 +505,26 @@ void nvra_choose_local_calls(uint32_t abi_version,
                              const NvraPromoteLimits *limits,
                              const NvraLocalCall *calls, uint32_t n,
                              uint32_t *verdicts);
+
+/* A function that calls for locals are inlined into, with what its module
+ * does with it once promote-locals-calls has marked its calls. */
+typedef struct NvraInlinedFunction {
+  uint32_t entry;            /* bool: a kernel */
+  uint32_t kept_for_others;  /* bool: its body stays in the module with no
+                                caller there (external linkage), exactly as
+                                written (not interposable), and every use in
+                                the module is a direct call */
+  uint32_t inlines_for_locals; /* bool: calls in its body are marked */
+  uint32_t calls;            /* its call sites in the module */
+  uint32_t calls_inlined;    /* ... of which marked always-inline */
+  uint32_t reserved;
+} NvraInlinedFunction;
+
+/* Whether the marked calls get a private copy of the function (internal,
+ * marks and all) and the function itself loses its marks; 0 on a panic or
+ * a mismatched ABI. */
+uint32_t nvra_private_inline_copy(uint32_t abi_version,
+                                  const NvraInlinedFunction *function);
 
 /* A local (an alloca) still there at the end of the middle end. */
 typedef struct NvraLocalSlot {

@@ -154,6 +154,43 @@ pub fn choose_calls(calls: &[LocalCall], limits: &Limits) -> Vec<CallVerdict> {
     verdicts
 }
 
+/// A function that calls for locals are inlined into, and what its module
+/// does with it (`nvregalloc-promote-locals-calls` has marked its calls).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InlinedFunction {
+    /// A kernel: its own body is what runs.
+    pub entry: bool,
+    /// Its body stays in the module with no caller there (external linkage:
+    /// other modules may call it), as written (no other definition can take
+    /// its place at link time), and the module only calls it directly.
+    pub kept_for_others: bool,
+    /// Calls in its body are marked to be inlined for locals.
+    pub inlines_for_locals: bool,
+    /// Its call sites in the module, and how many of them are marked.
+    pub calls: u32,
+    pub calls_inlined: u32,
+}
+
+/// Whether the calls marked to inline a function get a private copy of it
+/// (internal, its own marks with it, gone once inlined), the function
+/// itself keeping only what LLVM's inliner would do. LLVM inlines callees
+/// before callers: a function inlined into every caller in its module has
+/// first had its own calls for locals inlined into it, and with external
+/// linkage it then stays, as large as everything it inlined, through the
+/// rest of the middle end and the whole backend, for callers in other
+/// modules only (separately compiled device code, `-fgpu-rdc`), and for
+/// none in a whole-program compile. HeCBench's bonds has a chain of four
+/// such functions, 4,500 PTX instructions each, one kernel inlining them
+/// all: they took over half of the backend's time, and the file compiled in
+/// 2.1x stock's time. The trade: callers in other modules get the function
+/// as stock LLVM makes it, its locals left where they were; in this
+/// module, nothing changes. Not for a kernel (its body runs), nor for a
+/// function called out of line somewhere in the module (that body runs
+/// too), nor for one whose marks cost nothing.
+pub fn private_inline_copy(f: &InlinedFunction) -> bool {
+    !f.entry && f.kept_for_others && f.inlines_for_locals && f.calls > 0 && f.calls_inlined == f.calls
+}
+
 /// A local the middle end left in memory (an alloca still there at its
 /// end), as its alignment is judged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -373,6 +410,27 @@ mod tests {
         assert_eq!(LIMITS.at_level(level("on")), LIMITS);
         let tight = Limits { max_dynamic_array_bytes: 32, ..LIMITS };
         assert_eq!(tight.at_level(level("small")).max_dynamic_array_bytes, 32);
+    }
+
+    #[test]
+    fn a_function_inlined_everywhere_in_its_module_lends_its_marks_to_a_private_copy() {
+        let chain_link = InlinedFunction {
+            entry: false,
+            kept_for_others: true,
+            inlines_for_locals: true,
+            calls: 2,
+            calls_inlined: 2,
+        };
+        assert!(private_inline_copy(&chain_link));
+        // Its body runs: a kernel, or a function some call keeps out of line.
+        assert!(!private_inline_copy(&InlinedFunction { entry: true, ..chain_link }));
+        assert!(!private_inline_copy(&InlinedFunction { calls_inlined: 1, ..chain_link }));
+        // Gone once inlined anyway (internal, or discardable), or no call in
+        // the module: its body is for others alone, as it is.
+        assert!(!private_inline_copy(&InlinedFunction { kept_for_others: false, ..chain_link }));
+        assert!(!private_inline_copy(&InlinedFunction { calls: 0, calls_inlined: 0, ..chain_link }));
+        // No marks of its own: a copy would change nothing.
+        assert!(!private_inline_copy(&InlinedFunction { inlines_for_locals: false, ..chain_link }));
     }
 
     #[test]
