@@ -602,16 +602,21 @@ fn mode_build(name: &str, built: Result<(String, String), Error>) -> Build {
 /// Runs `runs` (function, args, launch) on every build and compares with stock.
 pub fn compare_builds(program: &str, builds: &Builds, runs: &[(String, Vec<Arg>, Launch)]) -> Vec<Record> {
     let stock = parse(&builds.stock);
-    let run_stock = |fill: u64| -> Vec<Result<Outcome, Error>> {
-        runs.iter()
-            .map(|(f, args, launch)| {
-                let launch = Launch { register_fill: fill, ..launch.clone() };
-                stock.as_ref().map_err(Clone::clone).and_then(|m| run(m, f, args, &launch))
-            })
-            .collect()
+    let run_stock = |(f, args, launch): &(String, Vec<Arg>, Launch), fill: u64| {
+        let launch = Launch { register_fill: fill, ..launch.clone() };
+        stock.as_ref().map_err(Clone::clone).and_then(|m| run(m, f, args, &launch))
     };
-    let stock_results = run_stock(0);
-    let refilled_results = run_stock(UNDEFINED_FILL);
+    let stock_results: Vec<Result<Outcome, Error>> = runs.iter().map(|r| run_stock(r, 0)).collect();
+    // A stock run that fails decides the verdict alone (`judge`): not run
+    // again (a timeout would cost its whole step limit twice).
+    let refilled_results: Vec<Result<Outcome, Error>> = runs
+        .iter()
+        .zip(&stock_results)
+        .map(|(r, first)| match first {
+            Ok(_) => run_stock(r, UNDEFINED_FILL),
+            Err(e) => Err(e.clone()),
+        })
+        .collect();
     let mut out = vec![];
     for build in &builds.modes {
         // Identical text runs identically; an unparsable build is a failure of that build.
