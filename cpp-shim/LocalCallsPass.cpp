@@ -280,17 +280,17 @@ NvraInlinedFunction inlinedFunction(Function &F,
 /// modules as LLVM's inliner alone makes it: its marks are taken away.
 /// Returns whether any was copied.
 bool copyInlinedFunctions(Module &M, SmallPtrSetImpl<CallBase *> &Marked) {
-  // Judged before any copy adds calls.
-  SmallVector<Function *, 8> Judged;
+  // Every function judged before any copy adds calls.
+  SmallVector<Function *, 8> Copied;
   for (Function &F : M) {
     if (F.isDeclaration())
       continue;
     NvraInlinedFunction Facts = inlinedFunction(F, Marked);
     if (nvra_private_inline_copy(NVRA_ABI_VERSION, &Facts))
-      Judged.push_back(&F);
+      Copied.push_back(&F);
   }
   DenseMap<const Function *, Function *> CopyOf;
-  for (Function *F : Judged) {
+  for (Function *F : Copied) {
     ValueToValueMapTy Map;
     Function *Copy = CloneFunction(F, Map);
     Copy->setName(F->getName() + ".inlined");
@@ -310,7 +310,7 @@ bool copyInlinedFunctions(Module &M, SmallPtrSetImpl<CallBase *> &Marked) {
       Call->setCalledFunction(Copy);
     }
   }
-  for (Function *F : Judged)
+  for (Function *F : Copied)
     F->getContext().diagnose(
         OptimizationRemark(CallsPassArg, "PrivateCopy",
                            DiagnosticLocation(F->getSubprogram()),
@@ -319,7 +319,7 @@ bool copyInlinedFunctions(Module &M, SmallPtrSetImpl<CallBase *> &Marked) {
         << ": every call to it here is inlined for locals, so they inline a "
            "private copy; the function itself, for callers in other "
            "modules, keeps LLVM's own inlining");
-  return !Judged.empty();
+  return !Copied.empty();
 }
 
 /// Level: the pipeline's, whose inline threshold tells the calls LLVM's
