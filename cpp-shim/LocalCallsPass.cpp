@@ -250,9 +250,11 @@ unsigned decide(MutableArrayRef<LocalCall> Calls,
   return Added;
 }
 
-/// The facts the core judges a private copy of \p F by.
-NvraInlinedFunction inlinedFunction(Function &F,
-                                    const SmallPtrSetImpl<CallBase *> &Marked) {
+/// The facts the core judges a private copy of \p F by; \p WithMarks: the
+/// functions holding a marked call.
+NvraInlinedFunction
+inlinedFunction(Function &F, const SmallPtrSetImpl<CallBase *> &Marked,
+                const SmallPtrSetImpl<const Function *> &WithMarks) {
   NvraInlinedFunction Facts{};
   Facts.entry = F.getCallingConv() == CallingConv::PTX_Kernel;
   bool OnlyCalled = true;
@@ -267,10 +269,7 @@ NvraInlinedFunction inlinedFunction(Function &F,
   }
   Facts.kept_for_others =
       OnlyCalled && !F.isDiscardableIfUnused() && !F.isInterposable();
-  Facts.inlines_for_locals = any_of(instructions(F), [&](Instruction &I) {
-    auto *Call = dyn_cast<CallBase>(&I);
-    return Call && Marked.contains(Call);
-  });
+  Facts.inlines_for_locals = WithMarks.contains(&F);
   return Facts;
 }
 
@@ -281,11 +280,14 @@ NvraInlinedFunction inlinedFunction(Function &F,
 /// Returns whether any was copied.
 bool copyInlinedFunctions(Module &M, SmallPtrSetImpl<CallBase *> &Marked) {
   // Every function judged before any copy adds calls.
+  SmallPtrSet<const Function *, 16> WithMarks;
+  for (const CallBase *Call : Marked)
+    WithMarks.insert(Call->getFunction());
   SmallVector<Function *, 8> Copied;
   for (Function &F : M) {
     if (F.isDeclaration())
       continue;
-    NvraInlinedFunction Facts = inlinedFunction(F, Marked);
+    NvraInlinedFunction Facts = inlinedFunction(F, Marked, WithMarks);
     if (nvra_private_inline_copy(NVRA_ABI_VERSION, &Facts))
       Copied.push_back(&F);
   }

@@ -495,7 +495,7 @@ pub unsafe extern "C" fn nvra_private_inline_copy(
         calls: raw.calls,
         calls_inlined: raw.calls_inlined,
     };
-    panic::catch_unwind(|| promote::private_inline_copy(&facts)).is_ok_and(|copy| copy).into()
+    panic::catch_unwind(|| promote::private_inline_copy(&facts)).map_or(0, u32::from)
 }
 
 /// `promote::local_alignment` for the shim: the slot's own alignment (LLVM's
