@@ -49,25 +49,6 @@ using namespace llvm;
 namespace nvregalloc {
 namespace {
 
-/// IR instructions in the blocks of \p L, inner loops' included once.
-uint64_t instructionsIn(const Loop &L) {
-  uint64_t Size = 0;
-  for (const BasicBlock *BB : L.blocks())
-    Size += BB->size();
-  return Size;
-}
-
-/// IR instructions of one iteration of \p L, inner loops with a constant
-/// trip count counted that many times.
-uint64_t iterationSize(const Loop &L, ScalarEvolution &SE) {
-  uint64_t Size = instructionsIn(L);
-  for (const Loop *Inner : L.getSubLoops()) {
-    unsigned Trips = std::max(SE.getSmallConstantTripCount(Inner), 1u);
-    Size += iterationSize(*Inner, SE) * Trips - instructionsIn(*Inner);
-  }
-  return Size;
-}
-
 /// Whether \p Ptr is computed in \p L from loop-invariant values and the
 /// previous iteration's values (header phis) alone, never from anything
 /// the loop reads from memory: a constant stride, or an index no affine
@@ -246,6 +227,10 @@ const char *whyLeft(uint32_t Verdict) {
   case NVRA_LOOP_NOT_NEEDED:
     return "the array's offsets vary with inner loops or with data only, "
            "and it becomes registers without unrolling this loop";
+  case NVRA_LOOP_ROLLED_FOR_SELECTS:
+    return "its iterations are long beside the selects that make the array "
+           "registers with the loop rolled "
+           "(-nvregalloc-promote-rolled-insts-per-select)";
   case NVRA_LOOP_BECOMES_REGISTERS:
     return "the array becomes registers all the same, by selects: kept "
            "rolled, the loop would buy nothing";

@@ -3,17 +3,20 @@
 // Part of nvregalloc-promote-locals (PromoteLocalsPass.cpp), for NVPTX only,
 // off with it. A small local array that some load or store indexes by a
 // value computed from data (a bucket chosen by comparisons, an entry looked
-// up) stays in local memory: SROA splits a local only where every offset is
-// a constant, and ptxas keeps such an array in registers only while it is
-// small and has few such accesses. Here each data-dependent access becomes
+// up), or by the counter of a loop left rolled for its long iterations
+// (nvregalloc-promote-locals-loops), stays in local memory: SROA splits a
+// local only where every offset is a constant, and ptxas keeps such an
+// array in registers only while it is small and has few such accesses.
+// Here each such access becomes
 // accesses at each offset it may have (an element of the access's type,
 // within the local, agreeing with what the offset's known bits and range
 // allow) and selects among them: a load picks the element whose offset
 // equals its own, a store writes each element it may reach with its value
 // or the element's own. SROA, run on the function right after, then makes
 // the local scalars. The core decides (promote::selects_local: small, not
-// too many selects, used by a loop that does not fill it); each local gets
-// a remark. It runs last in the middle end, after the unrollers, where
+// too many selects, used by a loop that does not fill it, and each loop
+// that steps an offset long beside the selects it would run); each local
+// gets a remark. It runs last in the middle end, after the unrollers, where
 // what is still a local would be local memory.
 //
 //===----------------------------------------------------------------------===//
@@ -28,6 +31,7 @@
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
 #include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Analysis/ScalarEvolutionExpressions.h"
 #include "llvm/Analysis/Utils/Local.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/DataLayout.h"
@@ -53,7 +57,8 @@ namespace {
 /// at constant offsets, through GEPs, phis and selects.
 struct LocalUses {
   Type *Element = nullptr;
-  /// The loads and stores at an offset that is not a constant.
+  /// The loads and stores at an offset that is not a constant (decided by
+  /// data, or stepped by a loop).
   SmallVector<Instruction *, 8> Dynamic;
   /// The stores and memory intrinsics that write it at a constant offset.
   SmallVector<Instruction *, 8> Writes;
@@ -71,11 +76,8 @@ bool selectable(Type *Ty, const DataLayout &DL) {
 
 /// \p Alloca's uses, or none where one is of another kind: an escape, a
 /// pointer that may also point elsewhere, a volatile or atomic access, two
-/// element types, an access that a loop
-/// walks (a rolled loop over the array, which selects would make the more
-/// costly every iteration) or one at a constant offset not on an element.
-std::optional<LocalUses> usesOf(AllocaInst &Alloca, uint64_t Bytes,
-                                ScalarEvolution &SE) {
+/// element types, or one at a constant offset not on an element.
+std::optional<LocalUses> usesOf(AllocaInst &Alloca, uint64_t Bytes) {
   const DataLayout &DL = Alloca.getDataLayout();
   LocalUses Uses;
   SmallPtrSet<Value *, 8> Seen{&Alloca};
@@ -84,8 +86,7 @@ std::optional<LocalUses> usesOf(AllocaInst &Alloca, uint64_t Bytes,
       return false;
     Uses.Element = Ty;
     uint64_t Size = DL.getTypeStoreSize(Ty);
-    if (!selectable(Ty, DL) || Bytes % Size != 0 ||
-        variesInLoop(Ptr, Alloca, SE))
+    if (!selectable(Ty, DL) || Bytes % Size != 0)
       return false;
     APInt Offset(DL.getIndexTypeSizeInBits(Ptr->getType()), 0);
     if (Ptr->stripAndAccumulateConstantOffsets(DL, Offset, true) != &Alloca) {
@@ -218,6 +219,75 @@ SmallVector<uint64_t, 16> elementsAt(Value *Offset, uint64_t Size,
   return Elements;
 }
 
+/// The loops that step the offsets of a local's accesses into it, for the
+/// walk facts of NvraDynamicLocal: a loop left rolled runs each access's
+/// selects every iteration.
+class Walks {
+  ScalarEvolution &SE;
+  LoopInfo &LI;
+  /// Per loop with a constant trip count, the selects one iteration runs.
+  DenseMap<const Loop *, uint64_t> SelectsPerIteration;
+  bool ByRuntimeLoop = false;
+
+public:
+  Walks(ScalarEvolution &SE, LoopInfo &LI) : SE(SE), LI(LI) {}
+
+  /// \p Access, into \p Local, which selects among \p Elements elements;
+  /// whether data decides its offset (a value ScalarEvolution cannot see
+  /// through, such as one loaded, or no expression at all: a phi or
+  /// select of pointers), not only loops' counters.
+  bool add(Instruction &Access, AllocaInst &Local, uint64_t Elements) {
+    const SCEV *Offset =
+        SE.getMinusSCEV(SE.getSCEV(getLoadStorePointerOperand(&Access)),
+                        SE.getSCEV(&Local));
+    if (isa<SCEVCouldNotCompute>(Offset))
+      return true;
+    // The loops of its recurrences, and whether a value is among its
+    // leaves; every node visited.
+    struct Leaves {
+      SmallPtrSet<const Loop *, 4> Stepping;
+      bool ByData = false;
+      bool follow(const SCEV *S) {
+        if (const auto *Rec = dyn_cast<SCEVAddRecExpr>(S))
+          Stepping.insert(Rec->getLoop());
+        ByData |= isa<SCEVUnknown>(S);
+        return true;
+      }
+      bool isDone() const { return false; }
+    } Found;
+    visitAll(Offset, Found);
+    for (const Loop *Walk : Found.Stepping) {
+      if (SE.getSmallConstantTripCount(Walk) == 0) {
+        ByRuntimeLoop = true;
+        continue;
+      }
+      if (!Walk->contains(&Access))
+        continue;
+      uint64_t Copies = 1;
+      for (const Loop *L = LI.getLoopFor(Access.getParent()); L != Walk;
+           L = L->getParentLoop())
+        Copies *= std::max(SE.getSmallConstantTripCount(L), 1u);
+      SelectsPerIteration[Walk] += Elements * Copies;
+    }
+    return Found.ByData;
+  }
+
+  /// The facts: whether a runtime loop walks, and the loop that runs the
+  /// most selects for its instructions.
+  void describe(NvraDynamicLocal &Facts) const {
+    Facts.walked_by_runtime_loop = ByRuntimeLoop;
+    for (auto [Walk, Selects] : SelectsPerIteration) {
+      uint64_t Insts = std::min<uint64_t>(iterationSize(*Walk, SE), UINT32_MAX);
+      if (Facts.walk_selects_per_iteration == 0 ||
+          Selects * Facts.walk_iteration_insts >
+              Facts.walk_selects_per_iteration * Insts) {
+        Facts.walk_selects_per_iteration = Selects;
+        Facts.walk_iteration_insts = Insts;
+      }
+    }
+  }
+};
+
 /// Rewrites \p Access (a load or store at \p Offset into \p Local) into
 /// accesses at each of \p Elements and selects among them.
 void rewrite(Instruction &Access, Value *Offset, AllocaInst &Local,
@@ -298,7 +368,7 @@ PreservedAnalyses LocalSelectsPass::run(Function &F,
     uint64_t Bytes = 0;
     if (!localArray(Local, F, Bytes))
       continue;
-    std::optional<LocalUses> Uses = usesOf(*Local, Bytes, SE);
+    std::optional<LocalUses> Uses = usesOf(*Local, Bytes);
     if (!Uses || Uses->Dynamic.empty())
       continue;
     uint64_t Size = DL.getTypeStoreSize(Uses->Element);
@@ -306,19 +376,27 @@ PreservedAnalyses LocalSelectsPass::run(Function &F,
     SmallVector<std::pair<Value *, SmallVector<uint64_t, 16>>, 8> Targets;
     NvraDynamicLocal Facts{};
     Facts.bytes = Bytes;
+    Walks Walked(SE, LI);
     for (Instruction *Access : Uses->Dynamic) {
+      Value *Offset = Offsets.of(getLoadStorePointerOperand(Access));
+      Targets.emplace_back(Offset, elementsAt(Offset, Size, Bytes, DL));
+      Facts.selected += Targets.back().second.size();
+      if (!Walked.add(*Access, *Local, Targets.back().second.size()))
+        continue;
+      Facts.indexed_by_data = true;
       const Loop *In = LI.getLoopFor(Access->getParent());
       Facts.reused_in_loop |=
           In && none_of(Uses->Writes,
                         [&](Instruction *Write) { return In->contains(Write); });
-      Value *Offset = Offsets.of(getLoadStorePointerOperand(Access));
-      Targets.emplace_back(Offset, elementsAt(Offset, Size, Bytes, DL));
-      Facts.selected += Targets.back().second.size();
     }
+    Walked.describe(Facts);
     bool Selects = nvra_selects_local(NVRA_ABI_VERSION, &Limits, &Facts);
     auto Described = [&](auto Remark) {
       Remark << "function " << F.getName() << ": local of "
-             << ore::NV("Bytes", Bytes) << " bytes indexed by data, "
+             << ore::NV("Bytes", Bytes) << " bytes indexed by data"
+             << (Facts.walk_selects_per_iteration || Facts.walked_by_runtime_loop
+                     ? " or a loop's counter, "
+                     : ", ")
              << ore::NV("Accesses", uint64_t(Uses->Dynamic.size()))
              << " such accesses reaching "
              << ore::NV("Elements", Facts.selected) << " elements in all: ";

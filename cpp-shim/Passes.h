@@ -8,6 +8,7 @@
 #include "llvm/Support/CommandLine.h"
 
 namespace llvm {
+class Loop;
 class ScalarEvolution;
 } // namespace llvm
 
@@ -77,6 +78,9 @@ const llvm::AllocaInst *localArray(const llvm::Value *Ptr,
 // intrinsic's destination and source.
 llvm::SmallVector<const llvm::Value *, 2>
 addresses(const llvm::Instruction &I);
+// IR instructions of one iteration of L, inner loops with a constant trip
+// count counted that many times.
+uint64_t iterationSize(const llvm::Loop &L, llvm::ScalarEvolution &SE);
 // Whether Ptr, a pointer into Alloca, is at an offset that varies in a loop
 // (an add recurrence, as ScalarEvolution sees it): a loop walks the local.
 bool variesInLoop(const llvm::Value *Ptr, const llvm::AllocaInst &Alloca,

@@ -25,6 +25,7 @@
 #include "Passes.h"
 #include "RustBridge.h"
 
+#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
 #include "llvm/Analysis/ValueTracking.h"
@@ -103,6 +104,15 @@ static cl::opt<unsigned> MaxExpandedBytes(
     cl::init(NVRA_PROMOTE_DEFAULT_MAX_EXPANDED_BYTES));
 static ShowDefault MaxExpandedBytesDefault(MaxExpandedBytes);
 
+static cl::opt<unsigned> RolledInstsPerSelect(
+    "nvregalloc-promote-rolled-insts-per-select",
+    cl::desc("A loop with a constant trip count over a local array small "
+             "enough for selects stays rolled, its accesses made selects, "
+             "when an iteration has at least this many instructions per "
+             "select (0: such loops are unrolled fully)"),
+    cl::init(NVRA_PROMOTE_DEFAULT_ROLLED_INSTS_PER_SELECT));
+static ShowDefault RolledInstsPerSelectDefault(RolledInstsPerSelect);
+
 bool promotesLocalsIn(const Module &M) {
   return PromoteLocals && M.getTargetTriple().isNVPTX();
 }
@@ -121,6 +131,7 @@ NvraPromoteLimits promoteLimits(const Function &F) {
   L.max_dynamic_array_bytes = MaxDynamicArrayBytes;
   L.max_selects = MaxSelects;
   L.max_expanded_bytes = MaxExpandedBytes;
+  L.rolled_insts_per_select = RolledInstsPerSelect;
   if (std::optional<uint32_t> Level = PromoteLevel.madeFor(F))
     nvra_promote_limits_at_level(int32_t(*Level), &L);
   return L;
@@ -137,6 +148,23 @@ const AllocaInst *localArray(const Value *Ptr, const Function &F,
     return nullptr;
   Bytes = Size->getFixedValue();
   return Alloca;
+}
+
+/// IR instructions in the blocks of \p L, inner loops' included once.
+static uint64_t instructionsIn(const Loop &L) {
+  uint64_t Size = 0;
+  for (const BasicBlock *BB : L.blocks())
+    Size += BB->size();
+  return Size;
+}
+
+uint64_t iterationSize(const Loop &L, ScalarEvolution &SE) {
+  uint64_t Size = instructionsIn(L);
+  for (const Loop *Inner : L.getSubLoops()) {
+    unsigned Trips = std::max(SE.getSmallConstantTripCount(Inner), 1u);
+    Size += iterationSize(*Inner, SE) * Trips - instructionsIn(*Inner);
+  }
+  return Size;
 }
 
 bool variesInLoop(const Value *Ptr, const AllocaInst &Alloca,

@@ -281,6 +281,7 @@ fn limits_to_abi(limits: &promote::Limits) -> NvraPromoteLimits {
         max_dynamic_array_bytes: limits.max_dynamic_array_bytes,
         max_selects: limits.max_selects,
         max_expanded_bytes: limits.max_expanded_bytes,
+        rolled_insts_per_select: limits.rolled_insts_per_select,
     }
 }
 
@@ -308,6 +309,7 @@ fn limits_from_abi(raw: &NvraPromoteLimits) -> promote::Limits {
         max_dynamic_array_bytes: raw.max_dynamic_array_bytes,
         max_selects: raw.max_selects,
         max_expanded_bytes: raw.max_expanded_bytes,
+        rolled_insts_per_select: raw.rolled_insts_per_select,
     }
 }
 
@@ -353,7 +355,7 @@ unsafe fn nest_from_abi(raw: &NvraNest) -> Option<nest::Nest> {
             let steps = pool.get(a.first_step as usize..end as usize)?;
             let base = match a.base {
                 NVRA_OFFSET_CONSTANT => Base::Constant,
-                NVRA_OFFSET_DATA => Base::Data { elements: a.elements },
+                NVRA_OFFSET_DATA => Base::Data,
                 _ => Base::Rolled,
             };
             (a.array < raw.n_arrays).then_some(())?;
@@ -367,6 +369,7 @@ unsafe fn nest_from_abi(raw: &NvraNest) -> Option<nest::Nest> {
                     .map(|&l| (l < raw.n_loops).then_some(LoopId(l)))
                     .collect::<Option<_>>()?,
                 base,
+                elements: a.elements,
                 from_iterations: a.from_iterations != 0,
             })
         })
@@ -409,6 +412,7 @@ pub unsafe extern "C" fn nvra_plan_local_loop(
             LoopVerdict::KeepRolled { array } => plan(NVRA_LOOP_KEEP_ROLLED, array),
             LoopVerdict::BecomesRegisters { array } => plan(NVRA_LOOP_BECOMES_REGISTERS, array),
             LoopVerdict::NotNeeded { array } => plan(NVRA_LOOP_NOT_NEEDED, array),
+            LoopVerdict::RolledForSelects { array } => plan(NVRA_LOOP_ROLLED_FOR_SELECTS, array),
             LoopVerdict::Memory { array, why } => plan(
                 match why {
                     StaysInMemory::TooManyTrips(at) if at == current => NVRA_LOOP_TOO_MANY_TRIPS,
@@ -541,10 +545,22 @@ pub unsafe extern "C" fn nvra_selects_local(
         return 0;
     }
     let raw = &*local;
+    let walks = if raw.walked_by_runtime_loop != 0 {
+        promote::Walks::RuntimeLoop
+    } else if raw.walk_selects_per_iteration != 0 {
+        promote::Walks::Loops {
+            selects_per_iteration: raw.walk_selects_per_iteration,
+            iteration_insts: raw.walk_iteration_insts,
+        }
+    } else {
+        promote::Walks::None
+    };
     let facts = promote::DynamicLocal {
         bytes: raw.bytes,
         selected: raw.selected,
+        indexed_by_data: raw.indexed_by_data != 0,
         reused_in_loop: raw.reused_in_loop != 0,
+        walks,
     };
     panic::catch_unwind(AssertUnwindSafe(|| promote::selects_local(&facts, &limits_from_abi(&*limits))))
         .map_or(0, u32::from)

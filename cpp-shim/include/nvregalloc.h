@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bump on any change to a struct below or to the meaning of a field. */
-#define NVRA_ABI_VERSION 30u
+#define NVRA_ABI_VERSION 31u
 
 /* Sentinel for "no register" / "no tie" in 32-bit index fields. */
 #define NVRA_NONE 0xffffffffu
@@ -355,6 +355,7 @@ const char *nvra_function_options_syntax(void);
 #define NVRA_PROMOTE_DEFAULT_MAX_SELECTS 256u
 #define NVRA_PROMOTE_DEFAULT_MAX_COPIED_BYTES 64u
 #define NVRA_PROMOTE_DEFAULT_MAX_EXPANDED_BYTES 512u
+#define NVRA_PROMOTE_DEFAULT_ROLLED_INSTS_PER_SELECT 8u
 
 typedef struct NvraPromoteLimits {
   uint32_t max_trip_count;     /* full unroll: at most this many iterations */
@@ -369,6 +370,12 @@ typedef struct NvraPromoteLimits {
   uint32_t max_expanded_bytes; /* memset/memcpy of a local: expanded into
                                   wide accesses up to this many bytes, a
                                   loop of them beyond */
+  uint32_t rolled_insts_per_select; /* a loop with a constant trip count
+                                       over an array small enough for
+                                       selects stays rolled, its accesses
+                                       selects, when an iteration has at
+                                       least this many instructions per
+                                       select; 0: never */
 } NvraPromoteLimits;
 
 /* The limits for a function whose `promote` choice is the value at
@@ -426,7 +433,8 @@ typedef struct NvraNestAccess {
                                memory; told only of the accesses in the body
                                of the loop judged, where its trip count is not
                                a constant (0 elsewhere) */
-  uint64_t elements;        /* NVRA_OFFSET_DATA: elements it may reach */
+  uint64_t elements;        /* elements of its size the array holds: the
+                               selects it takes at an offset not constant */
 } NvraNestAccess;
 
 typedef struct NvraNest {
@@ -458,6 +466,10 @@ typedef enum NvraLoopVerdict {
   NVRA_LOOP_INDEXED_BY_DATA = 8, /* and promote-locals-select will not take it */
   NVRA_LOOP_STAYS_IN_MEMORY = 9, /* for another reason: another loop, an
                                     escape, the source's pragmas */
+  NVRA_LOOP_ROLLED_FOR_SELECTS = 10, /* its counter steps offsets into the
+                                        array, but its iterations are long
+                                        beside the selects that make the
+                                        array registers with it rolled */
 } NvraLoopVerdict;
 
 typedef struct NvraLoopPlan {
@@ -540,16 +552,25 @@ uint64_t nvra_local_alignment(uint32_t abi_version,
                               const NvraPromoteLimits *limits,
                               const NvraLocalSlot *slot);
 
-/* A local accessed at data-dependent offsets, every other access at a
- * constant one, walked by no loop. */
+/* A local accessed at offsets that are not constants (decided by data, or
+ * stepped by a loop that is still rolled), every other access at a constant
+ * one. */
 typedef struct NvraDynamicLocal {
   uint64_t bytes;
-  uint64_t selected; /* elements its data-dependent accesses may reach, summed
-                        over the accesses */
+  uint64_t selected; /* elements those accesses may reach, summed over the
+                        accesses */
+  uint32_t indexed_by_data; /* bool: data decides some access's offset */
   uint32_t reused_in_loop; /* bool: some data-dependent access is in a loop
                               that writes nothing of the local at a constant
                               offset */
-  uint32_t reserved;
+  uint32_t walked_by_runtime_loop; /* bool: a loop whose trip count is not a
+                                      constant steps such an offset */
+  /* Of the loops with constant trip counts that step such offsets, the one
+   * that runs the most selects for its instructions: its instructions per
+   * iteration, and the selects of one iteration (inner loops' iterations
+   * counted); 0 selects: no loop steps one. */
+  uint32_t walk_iteration_insts;
+  uint64_t walk_selects_per_iteration;
 } NvraDynamicLocal;
 
 /* 1: make the local scalars (each data-dependent access a select among the

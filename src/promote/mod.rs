@@ -52,6 +52,11 @@ pub struct Limits {
     /// expanded memcpy's loads ahead of its stores, so a long one costs
     /// registers).
     pub max_expanded_bytes: u32,
+    /// A loop with a constant trip count over an array small enough for
+    /// selects stays rolled, the accesses it steps made selects, when one
+    /// iteration has at least this many instructions per select it would
+    /// run (`rolled_with_selects`); 0: such loops are always unrolled.
+    pub rolled_insts_per_select: u32,
 }
 
 /// The array bytes `promote=small` (`choices::PROMOTE`) bounds every array
@@ -240,18 +245,40 @@ pub fn local_alignment(slot: &LocalSlot, limits: &Limits) -> u64 {
 }
 
 /// A local whose every access has a constant offset once its loops are
-/// unrolled, except some at offsets that depend on data, and which no loop
-/// walks: what is left after unrolling of a small array indexed by a
-/// computed value (a bucket picked by comparisons, a table looked up).
+/// unrolled, except some at offsets that depend on data or that a rolled
+/// loop steps: what is left after unrolling of a small array indexed by a
+/// computed value (a bucket picked by comparisons, a table looked up), or
+/// filled by a loop whose iterations are long (`rolled_with_selects`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DynamicLocal {
     pub bytes: u64,
-    /// The elements all the data-dependent accesses may reach, summed over
-    /// the accesses: what the offsets' known bits and ranges leave.
+    /// The elements all the accesses at offsets that are not constants may
+    /// reach, summed over the accesses: what the offsets' known bits and
+    /// ranges leave.
     pub selected: u64,
+    /// Data decides some access's offset.
+    pub indexed_by_data: bool,
     /// Some data-dependent access is in a loop that writes nothing of the
     /// local at a constant offset: the loop works on what was set before it.
     pub reused_in_loop: bool,
+    pub walks: Walks,
+}
+
+/// The loops that step the offsets of a local's data-dependent accesses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Walks {
+    None,
+    /// Loops with constant trip counts; of them, the one that runs the most
+    /// selects for its instructions: per iteration, the selects of the
+    /// accesses it steps (its inner loops' iterations counted), and its
+    /// instructions (`rolled_with_selects`).
+    Loops {
+        selects_per_iteration: u64,
+        iteration_insts: u32,
+    },
+    /// A loop whose trip count is not a constant: every iteration would
+    /// select, however many there are.
+    RuntimeLoop,
 }
 
 /// Whether to make a local indexed by data scalars: each data-dependent
@@ -272,10 +299,40 @@ pub struct DynamicLocal {
 /// HeCBench's geodesic from 32 registers to 38, a step, for 42 LDL/STL that
 /// nvcc makes too). Bounded by the array's size (its elements become live
 /// registers) and by the selects.
+/// A loop that steps the offsets must be one `rolled_with_selects` keeps
+/// rolled: its selects stand for unrolling it, which would make the array
+/// registers too, so they need no loop reusing the contents.
 pub fn selects_local(local: &DynamicLocal, limits: &Limits) -> bool {
-    local.reused_in_loop
+    let walks_pay = match local.walks {
+        Walks::None => true,
+        Walks::Loops { selects_per_iteration, iteration_insts } => {
+            rolled_with_selects(selects_per_iteration, iteration_insts, limits)
+        }
+        Walks::RuntimeLoop => false,
+    };
+    (local.reused_in_loop || !local.indexed_by_data)
+        && walks_pay
         && local.bytes <= u64::from(limits.max_dynamic_array_bytes)
         && local.selected <= u64::from(limits.max_selects)
+}
+
+/// Whether a loop with a constant trip count whose counter steps offsets
+/// into a small array stays rolled, those accesses made selects among the
+/// elements they may reach, rather than unrolled fully so that the offsets
+/// become constants. Unrolling copies the whole iteration once per trip;
+/// the selects add their count to each iteration and nothing to the code
+/// beyond that. Where an iteration is long beside its selects, the copies
+/// buy little: HeCBench's wlcpow fills a 3x3 array, one element per
+/// iteration of two 3-iteration loops around a 139-instruction hash;
+/// unrolled for the array, the kernel took 1.74x stock's SASS, where stock
+/// left the loops rolled and ptxas kept the array in registers by
+/// predicated moves, 9 per store, which is what the selects make. Where an
+/// iteration is short (a few instructions per element), selects would
+/// multiply it, and the loop is unrolled.
+pub fn rolled_with_selects(selects_per_iteration: u64, iteration_insts: u32, limits: &Limits) -> bool {
+    limits.rolled_insts_per_select != 0
+        && selects_per_iteration.saturating_mul(u64::from(limits.rolled_insts_per_select))
+            <= u64::from(iteration_insts)
 }
 
 /// The longest memset or memcpy NVPTX lowers inline, as loads and stores
@@ -393,6 +450,7 @@ const TEST_LIMITS: Limits = Limits {
     max_dynamic_array_bytes: 64,
     max_selects: 100,
     max_expanded_bytes: 1024,
+    rolled_insts_per_select: 8,
 };
 
 #[cfg(test)]
@@ -454,12 +512,56 @@ mod tests {
 
     #[test]
     fn locals_indexed_by_data_become_selects_when_small_and_few() {
-        let local =
-            |bytes, selected| selects_local(&DynamicLocal { bytes, selected, reused_in_loop: true }, &LIMITS);
+        let local = |bytes, selected| {
+            selects_local(
+                &DynamicLocal {
+                    bytes,
+                    selected,
+                    indexed_by_data: true,
+                    reused_in_loop: true,
+                    walks: Walks::None,
+                },
+                &LIMITS,
+            )
+        };
         assert!(local(64, 100));
         assert!(!local(65, 1));
         assert!(!local(64, 101));
-        assert!(!selects_local(&DynamicLocal { bytes: 28, selected: 21, reused_in_loop: false }, &LIMITS));
+        let once = DynamicLocal {
+            bytes: 28,
+            selected: 21,
+            indexed_by_data: true,
+            reused_in_loop: false,
+            walks: Walks::None,
+        };
+        assert!(!selects_local(&once, &LIMITS));
+    }
+
+    #[test]
+    fn a_loop_stays_rolled_for_selects_only_when_its_iterations_are_long_beside_them() {
+        // wlcpow's inner loop: 9 elements selected per 139-instruction
+        // iteration; the same array filled by a 10-instruction iteration.
+        assert!(rolled_with_selects(9, 139, &LIMITS));
+        assert!(!rolled_with_selects(9, 10, &LIMITS));
+        assert!(rolled_with_selects(9, 72, &LIMITS));
+        assert!(!rolled_with_selects(9, 71, &LIMITS));
+        assert!(!rolled_with_selects(1, u32::MAX, &Limits { rolled_insts_per_select: 0, ..LIMITS }));
+        // Filled by the rolled loops, read at constant offsets after them:
+        // no loop need reuse it (unrolling would have made it registers).
+        let filled = DynamicLocal {
+            bytes: 36,
+            selected: 9,
+            indexed_by_data: false,
+            reused_in_loop: false,
+            walks: Walks::Loops { selects_per_iteration: 9, iteration_insts: 139 },
+        };
+        assert!(selects_local(&filled, &LIMITS));
+        let short = Walks::Loops { selects_per_iteration: 9, iteration_insts: 10 };
+        assert!(!selects_local(&DynamicLocal { walks: short, ..filled }, &LIMITS));
+        assert!(!selects_local(&DynamicLocal { walks: Walks::RuntimeLoop, ..filled }, &LIMITS));
+        // Also read once at a data-dependent index, after the loop: a
+        // scratch array, left in memory as any other.
+        assert!(!selects_local(&DynamicLocal { indexed_by_data: true, ..filled }, &LIMITS));
     }
 
     #[test]

@@ -7,7 +7,8 @@
 //! array, on what the array will be once every planned rewrite is applied:
 //! - it becomes registers when each loop whose counter steps one of its
 //!   offsets is unrolled fully (SROA then splits it), or when
-//!   promote-locals-select will take what data still indexes;
+//!   promote-locals-select will take what data still indexes, and what the
+//!   loops left rolled for selects step (`super::rolled_with_selects`);
 //! - otherwise it stays in local memory, and unrolling any loop for it buys
 //!   only code (a ray tracer's 28-byte array, also read at data-dependent
 //!   indexes, had its 8-iteration loop unrolled for 3x the SASS and not one
@@ -62,11 +63,8 @@ pub struct NestArray {
 pub enum Base {
     Constant,
     /// Decided by data (a value loaded, a computed index): no unrolling
-    /// makes it a constant. `elements`: how many of the array's elements
-    /// the access may reach.
-    Data {
-        elements: u64,
-    },
+    /// makes it a constant.
+    Data,
     /// Stepped by a loop by an amount that is not a constant: no unrolling
     /// makes it a constant.
     Rolled,
@@ -85,6 +83,9 @@ pub struct Access {
     pub steps: Vec<LoopId>,
     /// The offset once they are unrolled.
     pub base: Base,
+    /// How many of the array's elements it may reach: the selects it takes
+    /// where its offset is not a constant.
+    pub elements: u64,
     /// Its offset is computed in its innermost loop from values the loop
     /// does not change and the previous iteration's alone, never from
     /// memory: a stride, or a circular buffer's wrapped index. (Only a
@@ -93,8 +94,10 @@ pub struct Access {
 }
 
 impl Access {
-    fn indexed_by_data(&self) -> bool {
-        matches!(self.base, Base::Data { .. })
+    /// Whether promote-locals-select must take it for the array to become
+    /// registers: data decides its offset, or a loop left rolled steps it.
+    fn selected(&self, rolled: &[LoopId]) -> bool {
+        self.base == Base::Data || self.steps.iter().any(|l| rolled.contains(l))
     }
 }
 
@@ -149,11 +152,13 @@ pub enum StaysInMemory {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ArrayPlan {
-    /// Registers once these loops are unrolled fully, and with `selects`
-    /// once promote-locals-select has made the data-dependent accesses
-    /// selects.
+    /// Registers once the loops in `unroll` are unrolled fully, and with
+    /// `selects` once promote-locals-select has made selects of the accesses
+    /// data indexes and of those the loops in `rolled` step (loops whose
+    /// counters step offsets, left rolled for selects).
     Registers {
         unroll: Vec<LoopId>,
+        rolled: Vec<LoopId>,
         selects: bool,
     },
     Memory(StaysInMemory),
@@ -171,26 +176,79 @@ pub fn plan_array(nest: &Nest, array: ArrayId, limits: &Limits) -> ArrayPlan {
     }
     // The loops that step offsets that then become constants; stepping a
     // data-dependent offset gains nothing.
-    let mut unroll: Vec<LoopId> = Vec::new();
+    let mut stepping: Vec<LoopId> = Vec::new();
     for access in nest.accesses_of(array) {
         match access.base {
             Base::Rolled => return ArrayPlan::Memory(StaysInMemory::RolledOffset),
-            Base::Constant => unroll.extend(&access.steps),
-            Base::Data { .. } => {}
+            Base::Constant => stepping.extend(&access.steps),
+            Base::Data => {}
         }
     }
-    unroll.sort_unstable();
-    unroll.dedup();
+    stepping.sort_unstable();
+    stepping.dedup();
+    // Small enough for selects: the loops whose iterations are long beside
+    // the selects stay rolled, if promote-locals-select will take the array
+    // so; the others are unrolled.
+    if facts.bytes <= u64::from(limits.max_dynamic_array_bytes) {
+        let (rolled, unroll): (Vec<LoopId>, Vec<LoopId>) =
+            stepping.iter().partition(|&&l| stays_rolled_for_selects(nest, array, l, limits));
+        if !rolled.is_empty() {
+            if let plan @ ArrayPlan::Registers { .. } = plan_with(nest, array, unroll, rolled, limits) {
+                return plan;
+            }
+        }
+    }
+    plan_with(nest, array, stepping, Vec::new(), limits)
+}
+
+/// The array's plan when the loops in `unroll` are unrolled fully and those
+/// in `rolled` left rolled for selects.
+fn plan_with(
+    nest: &Nest,
+    array: ArrayId,
+    unroll: Vec<LoopId>,
+    rolled: Vec<LoopId>,
+    limits: &Limits,
+) -> ArrayPlan {
     for &l in &unroll {
         if let Some(why) = cannot_unroll(nest.lp(l), l, limits) {
             return ArrayPlan::Memory(why);
         }
     }
-    let selects = nest.accesses_of(array).any(Access::indexed_by_data);
-    if selects && !selects_after_unrolling(nest, array, &unroll, limits) {
+    let selects = nest.accesses_of(array).any(|a| a.selected(&rolled));
+    if selects && !selects_after_unrolling(nest, array, &unroll, &rolled, limits) {
         return ArrayPlan::Memory(StaysInMemory::IndexedByData);
     }
-    ArrayPlan::Registers { unroll, selects }
+    ArrayPlan::Registers { unroll, rolled, selects }
+}
+
+/// Whether `l`, whose counter steps offsets into `array`, stays rolled for
+/// selects (`super::rolled_with_selects`): the source leaves it to the
+/// compiler, its trip count is a constant, and its iterations are long
+/// beside the selects they would run. Each access it steps selects among
+/// the elements it may reach, once per iteration of the loops between it
+/// and `l`.
+fn stays_rolled_for_selects(nest: &Nest, array: ArrayId, l: LoopId, limits: &Limits) -> bool {
+    let this = nest.lp(l);
+    this.source == SourceUnroll::Unspecified
+        && this.trip_count.is_some()
+        && super::rolled_with_selects(selects_per_iteration(nest, array, l), this.iteration_insts, limits)
+}
+
+/// The selects one iteration of `l` runs once the accesses to `array` that
+/// its counter steps are selects.
+fn selects_per_iteration(nest: &Nest, array: ArrayId, l: LoopId) -> u64 {
+    nest.accesses_of(array)
+        .filter(|a| a.steps.contains(&l))
+        .map(|a| {
+            let inner_trips: u64 = nest
+                .loops_around(a.innermost)
+                .take_while(|&m| m != l)
+                .map(|m| u64::from(nest.lp(m).trip_count.unwrap_or(1)))
+                .product();
+            a.elements.saturating_mul(inner_trips)
+        })
+        .fold(0, u64::saturating_add)
 }
 
 /// Why `l` cannot be unrolled fully, if it cannot.
@@ -213,31 +271,54 @@ fn cannot_unroll(l: &NestLoop, id: LoopId, limits: &Limits) -> Option<StaysInMem
 }
 
 /// Whether promote-locals-select, which runs after the unrollers, will make
-/// the array scalars once `unroll` is unrolled: `super::selects_local`'s
-/// rule on the facts as they will be. Each data-dependent access inside an
-/// unrolled loop is copied once per iteration; a loop left rolled reuses
-/// what was set before it when it writes nothing of the array at an offset
-/// that is then a constant.
-fn selects_after_unrolling(nest: &Nest, array: ArrayId, unroll: &[LoopId], limits: &Limits) -> bool {
-    let data = || nest.accesses_of(array).filter(|a| a.indexed_by_data());
+/// the array scalars once `unroll` is unrolled and `rolled` left rolled:
+/// `super::selects_local`'s rule on the facts as they will be. Each
+/// selected access inside an unrolled loop is copied once per iteration; a
+/// loop not unrolled reuses what was set before it when it writes nothing
+/// of the array at an offset that is then a constant.
+fn selects_after_unrolling(
+    nest: &Nest,
+    array: ArrayId,
+    unroll: &[LoopId],
+    rolled: &[LoopId],
+    limits: &Limits,
+) -> bool {
+    let selected_accesses = || nest.accesses_of(array).filter(|a| a.selected(rolled));
     let mut selected = 0u64;
-    for access in data() {
-        let Base::Data { elements } = access.base else { unreachable!("filtered") };
+    for access in selected_accesses() {
         let copies = nest
             .loops_around(access.innermost)
             .filter(|l| unroll.contains(l))
             .map(|l| u64::from(nest.lp(l).trip_count.unwrap_or(1)))
             .product::<u64>();
-        selected = selected.saturating_add(elements.saturating_mul(copies));
+        selected = selected.saturating_add(access.elements.saturating_mul(copies));
     }
     let writes_constant_offset = |l: LoopId| {
-        nest.accesses_of(array).any(|a| a.writes && !a.indexed_by_data() && nest.encloses(l, a.innermost))
+        nest.accesses_of(array).any(|a| a.writes && !a.selected(rolled) && nest.encloses(l, a.innermost))
     };
+    let data = || nest.accesses_of(array).filter(|a| a.base == Base::Data);
     let reused_in_loop = data().any(|access| {
         nest.loops_around(access.innermost).any(|l| !unroll.contains(&l) && !writes_constant_offset(l))
     });
+    // The loop left rolled that runs the most selects for its instructions.
+    let walks = rolled
+        .iter()
+        .map(|&l| (selects_per_iteration(nest, array, l), nest.lp(l).iteration_insts))
+        .max_by(|&(s1, i1), &(s2, i2)| {
+            (u128::from(s1) * u128::from(i2)).cmp(&(u128::from(s2) * u128::from(i1)))
+        })
+        .map_or(super::Walks::None, |(selects_per_iteration, iteration_insts)| super::Walks::Loops {
+            selects_per_iteration,
+            iteration_insts,
+        });
     super::selects_local(
-        &super::DynamicLocal { bytes: nest.array(array).bytes, selected, reused_in_loop },
+        &super::DynamicLocal {
+            bytes: nest.array(array).bytes,
+            selected,
+            indexed_by_data: data().next().is_some(),
+            reused_in_loop,
+            walks,
+        },
         limits,
     )
 }
@@ -263,6 +344,10 @@ pub enum LoopVerdict {
     /// into it varies with this loop's counter, only with inner loops' or
     /// with data.
     NotNeeded { array: ArrayId },
+    /// The loop's counter steps offsets into the array, but its iterations
+    /// are long beside the selects that make it registers with the loop
+    /// rolled (`super::rolled_with_selects`).
+    RolledForSelects { array: ArrayId },
     /// Left to LLVM: the array stays in memory, this loop being the cause
     /// (or another, or the array itself).
     Memory { array: ArrayId, why: StaysInMemory },
@@ -291,6 +376,13 @@ pub fn plan_loop(nest: &Nest, l: LoopId, limits: &Limits) -> LoopVerdict {
                 let unrolled_insts =
                     u64::from(this.trip_count.unwrap_or(1)) * u64::from(this.iteration_insts);
                 return LoopVerdict::FullUnroll { array: *array, unrolled_insts };
+            }
+        }
+    }
+    for (array, plan) in &plans {
+        if let ArrayPlan::Registers { rolled, .. } = plan {
+            if rolled.contains(&l) {
+                return LoopVerdict::RolledForSelects { array: *array };
             }
         }
     }
@@ -345,7 +437,8 @@ mod tests {
     }
 
     /// An access in `innermost` at an offset stepped by `steps`, with `base`
-    /// once they are unrolled.
+    /// once they are unrolled, reaching 16 elements (a 64-byte array of
+    /// `float`).
     fn access(innermost: LoopId, steps: &[LoopId], base: Base, writes: bool) -> Access {
         let deepest_varying = match base {
             Base::Constant => steps.iter().copied().max(),
@@ -358,6 +451,7 @@ mod tests {
             writes,
             steps: steps.to_vec(),
             base,
+            elements: 16,
             from_iterations: true,
         }
     }
@@ -374,7 +468,10 @@ mod tests {
     #[test]
     fn an_outer_loop_stays_rolled_when_only_the_inner_counter_steps_the_offsets() {
         let n = nest(72, vec![access(INNER, &[INNER], Base::Constant, false)]);
-        assert_eq!(plan_array(&n, A, &LIMITS), ArrayPlan::Registers { unroll: vec![INNER], selects: false });
+        assert_eq!(
+            plan_array(&n, A, &LIMITS),
+            ArrayPlan::Registers { unroll: vec![INNER], rolled: vec![], selects: false }
+        );
         assert!(matches!(plan_loop(&n, INNER, &LIMITS), LoopVerdict::FullUnroll { .. }));
         // Once the inner loop is unrolled its offsets are constants, and the
         // outer loop has nothing to unroll for; before, it is not needed.
@@ -389,7 +486,7 @@ mod tests {
         let n = nest(1024, vec![access(INNER, &[OUTER, INNER], Base::Constant, false)]);
         assert_eq!(
             plan_array(&n, A, &LIMITS),
-            ArrayPlan::Registers { unroll: vec![OUTER, INNER], selects: false }
+            ArrayPlan::Registers { unroll: vec![OUTER, INNER], rolled: vec![], selects: false }
         );
         assert_eq!(
             plan_loop(&n, OUTER, &LIMITS),
@@ -403,10 +500,7 @@ mod tests {
         // promote-locals-select will not take it.
         let mut n = nest(
             28,
-            vec![
-                access(INNER, &[INNER], Base::Constant, true),
-                access(INNER, &[], Base::Data { elements: 7 }, false),
-            ],
+            vec![access(INNER, &[INNER], Base::Constant, true), access(INNER, &[], Base::Data, false)],
         );
         n.accesses[1].innermost = None;
         n.accesses[1].deepest_varying = None;
@@ -434,12 +528,15 @@ mod tests {
         // stays rolled and writes nothing of it at a constant offset.
         let mut n = nest(64, vec![access(INNER, &[INNER], Base::Constant, true)]);
         n.loops[1].parent = None;
-        n.accesses.push(access(OUTER, &[], Base::Data { elements: 16 }, false));
-        assert_eq!(plan_array(&n, A, &LIMITS), ArrayPlan::Registers { unroll: vec![INNER], selects: true });
+        n.accesses.push(access(OUTER, &[], Base::Data, false));
+        assert_eq!(
+            plan_array(&n, A, &LIMITS),
+            ArrayPlan::Registers { unroll: vec![INNER], rolled: vec![], selects: true }
+        );
         assert_eq!(plan_loop(&n, OUTER, &LIMITS), LoopVerdict::NotNeeded { array: A });
         // Over the selects limit once the unrolled loop copies the access.
         let mut n = nest(64, vec![access(INNER, &[INNER], Base::Constant, false)]);
-        n.accesses.push(access(INNER, &[], Base::Data { elements: 16 }, false));
+        n.accesses.push(access(INNER, &[], Base::Data, false));
         n.accesses.push(access(OUTER, &[], Base::Constant, true));
         assert_eq!(plan_array(&n, A, &LIMITS), ArrayPlan::Memory(StaysInMemory::IndexedByData));
     }
@@ -463,7 +560,7 @@ mod tests {
         );
         assert_eq!(
             why(&one(Some(32), 126, Full)),
-            ArrayPlan::Registers { unroll: vec![OUTER], selects: false }
+            ArrayPlan::Registers { unroll: vec![OUTER], rolled: vec![], selects: false }
         );
         assert_eq!(why(&one(Some(4), 10, Other)), ArrayPlan::Memory(StaysInMemory::SourceDecides(OUTER)));
         let mut rolled = one(Some(4), 10, Unspecified);
@@ -484,15 +581,80 @@ mod tests {
         assert_eq!(plan_loop(&runtime(1 << 20, &[OUTER], Base::Constant), OUTER, &LIMITS), keep);
         assert_eq!(plan_loop(&runtime(16, &[OUTER], Base::Constant), OUTER, &LIMITS), keep);
         // From a place data decides: a small array becomes selects.
-        assert_eq!(plan_loop(&runtime(16, &[OUTER], Base::Data { elements: 4 }), OUTER, &LIMITS), registers);
-        assert_eq!(plan_loop(&runtime(128, &[OUTER], Base::Data { elements: 4 }), OUTER, &LIMITS), keep);
+        assert_eq!(plan_loop(&runtime(16, &[OUTER], Base::Data), OUTER, &LIMITS), registers);
+        assert_eq!(plan_loop(&runtime(128, &[OUTER], Base::Data), OUTER, &LIMITS), keep);
         // A circular buffer's wrapped index.
-        let wrapped = Base::Data { elements: 19 };
+        let wrapped = Base::Data;
         assert_eq!(plan_loop(&runtime(76, &[], wrapped), OUTER, &LIMITS), keep);
-        assert_eq!(plan_loop(&runtime(64, &[], Base::Data { elements: 16 }), OUTER, &LIMITS), registers);
+        assert_eq!(plan_loop(&runtime(64, &[], Base::Data), OUTER, &LIMITS), registers);
         // An index read from memory: not kept rolled for.
         let mut lookup = runtime(4096, &[], wrapped);
         lookup.accesses[0].from_iterations = false;
         assert_eq!(plan_loop(&lookup, OUTER, &LIMITS), LoopVerdict::Nothing);
+    }
+
+    #[test]
+    fn loops_with_long_iterations_stay_rolled_and_their_accesses_become_selects() {
+        // wlcpow: a 3x3 array of floats, one element written per iteration
+        // of two 3-iteration loops around a 139-instruction hash, read at
+        // constant offsets after them.
+        let wlcpow = |hash_insts: u32, outer_insts: u32| {
+            let mut n = Nest {
+                loops: vec![
+                    lp(None, Some(3), 3 * hash_insts + outer_insts),
+                    lp(Some(OUTER), Some(3), hash_insts),
+                ],
+                arrays: vec![NestArray { bytes: 36, escapes: false }],
+                accesses: vec![access(INNER, &[OUTER, INNER], Base::Constant, true)],
+            };
+            n.accesses[0].elements = 9;
+            let mut read = access(INNER, &[], Base::Constant, false);
+            (read.innermost, read.deepest_varying, read.elements) = (None, None, 9);
+            n.accesses.push(read);
+            n
+        };
+        let n = wlcpow(139, 3);
+        assert_eq!(
+            plan_array(&n, A, &LIMITS),
+            ArrayPlan::Registers { unroll: vec![], rolled: vec![OUTER, INNER], selects: true }
+        );
+        assert_eq!(plan_loop(&n, INNER, &LIMITS), LoopVerdict::RolledForSelects { array: A });
+        assert_eq!(plan_loop(&n, OUTER, &LIMITS), LoopVerdict::RolledForSelects { array: A });
+        // A short iteration: unrolled, as before.
+        let n = wlcpow(10, 3);
+        assert_eq!(
+            plan_array(&n, A, &LIMITS),
+            ArrayPlan::Registers { unroll: vec![OUTER, INNER], rolled: vec![], selects: false }
+        );
+        // Long enough for the outer loop only (27 selects to 3 * 40 + 100
+        // instructions), not for the inner one (9 to 40).
+        let n = wlcpow(40, 100);
+        assert_eq!(
+            plan_array(&n, A, &LIMITS),
+            ArrayPlan::Registers { unroll: vec![INNER], rolled: vec![OUTER], selects: true }
+        );
+        // Over the selects limit once the inner loop's copies count (27
+        // each): the rolled plan is dropped, both loops unroll.
+        let tight = Limits { max_selects: 20, ..LIMITS };
+        assert_eq!(
+            plan_array(&n, A, &tight),
+            ArrayPlan::Registers { unroll: vec![OUTER, INNER], rolled: vec![], selects: false }
+        );
+        // Too many iterations to unroll, but long ones: registers all the same.
+        let mut n = wlcpow(139, 3);
+        n.loops[0].trip_count = Some(64);
+        assert!(matches!(plan_array(&n, A, &LIMITS), ArrayPlan::Registers { .. }));
+        // Over the bytes selects take, or never for selects: unrolled.
+        let mut n = wlcpow(139, 3);
+        n.arrays[0].bytes = 68;
+        assert_eq!(
+            plan_array(&n, A, &LIMITS),
+            ArrayPlan::Registers { unroll: vec![OUTER, INNER], rolled: vec![], selects: false }
+        );
+        let never = Limits { rolled_insts_per_select: 0, ..LIMITS };
+        assert_eq!(
+            plan_array(&wlcpow(139, 3), A, &never),
+            ArrayPlan::Registers { unroll: vec![OUTER, INNER], rolled: vec![], selects: false }
+        );
     }
 }

@@ -45,3 +45,42 @@ __global__ void scratch(const float *in, float *out, const int *idx) {
   }
   out[t] = h[idx[t] % 7];
 }
+
+// 3. Two 3-iteration loops fill a 3x3 array, one element per iteration of
+// a long computation, read at constant offsets after them. Unrolling both
+// for the array would copy the computation nine times; rolled, the stores
+// select among the nine elements (promote-locals-select) and the array is
+// registers all the same: what ptxas makes of stock clang's rolled loops,
+// by predicated moves. Both are left to LLVM, whose own unroller takes the
+// inner one (3 copies of 96 instructions are under its threshold): three
+// copies of the body (three ex2.approx each), each store 9 selects. With no
+// loop kept rolled (-nvregalloc-promote-rolled-insts-per-select=0) both are
+// unrolled for the array: nine copies.
+// RUN: %clang_cuda -fpass-plugin=%plugin -S %s -o %t.unrolled.ptx \
+// RUN:   -mllvm -nvregalloc-promote-rolled-insts-per-select=0 \
+// RUN:   -Rpass=nvregalloc-promote-locals-loops 2>&1 | FileCheck %s --check-prefix=UNROLLED
+// RUN: FileCheck %s --check-prefix=UNROLLED-PTX < %t.unrolled.ptx
+// CHECK-LABEL: .entry _Z6rolledPKfPf(
+// CHECK-NOT:   __local_depot
+// CHECK-COUNT-9: ex2.approx
+// CHECK-NOT:   ex2.approx
+// CHECK:       ret;
+// UNROLLED-PTX-LABEL: .entry _Z6rolledPKfPf(
+// UNROLLED-PTX-NOT:   __local_depot
+// UNROLLED-PTX-COUNT-27: ex2.approx
+// UNROLLED-PTX-NOT:   ex2.approx
+// UNROLLED-PTX:       ret;
+__global__ void rolled(const float *in, float *out) {
+  int t = threadIdx.x;
+  float w[3][3];
+  // REMARK-DAG: promote-locals-plan.cu:[[@LINE+2]]:3: remark: function _Z6rolledPKfPf: loop over a 36-byte local array, 3 iterations of {{[0-9]+}} instructions: left to LLVM (its iterations are long beside the selects that make the array registers with the loop rolled
+  // UNROLLED-DAG: promote-locals-plan.cu:[[@LINE+1]]:3: remark: function _Z6rolledPKfPf: loop over a 36-byte local array, 3 iterations of {{[0-9]+}} instructions: unrolled fully
+  for (int a = 0; a < 3; ++a)
+    // REMARK-DAG: promote-locals-plan.cu:[[@LINE+2]]:5: remark: function _Z6rolledPKfPf: loop over a 36-byte local array, 3 iterations of {{[0-9]+}} instructions: left to LLVM (its iterations are long beside the selects that make the array registers with the loop rolled
+    // UNROLLED-DAG: promote-locals-plan.cu:[[@LINE+1]]:5: remark: function _Z6rolledPKfPf: loop over a 36-byte local array, 3 iterations of {{[0-9]+}} instructions: unrolled fully
+    for (int b = 0; b < 3; ++b) {
+      float x = in[t * 9 + a * 3 + b];
+      w[a][b] = expf(x) * logf(fabsf(x) + 1.f) + tanhf(x) * erff(x);
+    }
+  out[t] = w[0][0] + w[1][1] * w[2][2] - w[0][2] * w[2][0] + w[1][0] * w[0][1] - w[2][1] * w[1][2];
+}
