@@ -288,6 +288,19 @@ public:
   }
 };
 
+/// Why a local is left in memory, for its remark.
+const char *whyLeft(uint32_t Verdict) {
+  switch (Verdict) {
+  case NVRA_SELECTS_NOT_REUSED:
+    return "no loop works on what was set before it";
+  case NVRA_SELECTS_WALKING_LOOP:
+    return "a loop that steps an offset has a runtime trip count, or is "
+           "short beside its selects";
+  default:
+    return "over the limits";
+  }
+}
+
 /// Rewrites \p Access (a load or store at \p Offset into \p Local) into
 /// accesses at each of \p Elements and selects among them.
 void rewrite(Instruction &Access, Value *Offset, AllocaInst &Local,
@@ -390,7 +403,7 @@ PreservedAnalyses LocalSelectsPass::run(Function &F,
                         [&](Instruction *Write) { return In->contains(Write); });
     }
     Walked.describe(Facts);
-    bool Selects = nvra_selects_local(NVRA_ABI_VERSION, &Limits, &Facts);
+    uint32_t Verdict = nvra_selects_local(NVRA_ABI_VERSION, &Limits, &Facts);
     auto Described = [&](auto Remark) {
       Remark << "function " << F.getName() << ": local of "
              << ore::NV("Bytes", Bytes) << " bytes indexed by data"
@@ -402,14 +415,12 @@ PreservedAnalyses LocalSelectsPass::run(Function &F,
              << ore::NV("Elements", Facts.selected) << " elements in all: ";
       return Remark;
     };
-    if (!Selects) {
+    if (Verdict != NVRA_SELECTS_MAKE) {
       Offsets.erase();
       F.getContext().diagnose(
           Described(OptimizationRemarkMissed(LocalSelectsPassArg,
                                              "SelectLocal", Local))
-          << (Facts.reused_in_loop
-                  ? "left in memory (over the limits)"
-                  : "left in memory (no loop works on what was set before it)"));
+          << "left in memory (" << whyLeft(Verdict) << ")");
       continue;
     }
     for (size_t I = 0; I != Targets.size(); ++I)

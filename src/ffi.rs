@@ -528,9 +528,9 @@ pub unsafe extern "C" fn nvra_local_alignment(
         .unwrap_or(raw.align)
 }
 
-/// `promote::selects_local` for the shim: 1 to make the local scalars, 0
-/// (leave it in memory, LLVM's behaviour) also on a mismatched ABI or a
-/// panic.
+/// `promote::selects_local` for the shim: an `NvraSelectsVerdict`;
+/// `NVRA_SELECTS_LEAVE` (leave it in memory, LLVM's behaviour) on a
+/// mismatched ABI or a panic.
 ///
 /// # Safety
 /// `limits` and `local` must point to the structs laid out as in nvregalloc.h.
@@ -542,7 +542,7 @@ pub unsafe extern "C" fn nvra_selects_local(
 ) -> u32 {
     init_logging();
     if abi_version != NVRA_ABI_VERSION {
-        return 0;
+        return NVRA_SELECTS_LEAVE;
     }
     let raw = &*local;
     let walks = if raw.walked_by_runtime_loop != 0 {
@@ -562,8 +562,14 @@ pub unsafe extern "C" fn nvra_selects_local(
         reused_in_loop: raw.reused_in_loop != 0,
         walks,
     };
+    use promote::SelectsVerdict;
     panic::catch_unwind(AssertUnwindSafe(|| promote::selects_local(&facts, &limits_from_abi(&*limits))))
-        .map_or(0, u32::from)
+        .map_or(NVRA_SELECTS_LEAVE, |verdict| match verdict {
+            SelectsVerdict::Selects => NVRA_SELECTS_MAKE,
+            SelectsVerdict::NotReused => NVRA_SELECTS_NOT_REUSED,
+            SelectsVerdict::WalkingLoop => NVRA_SELECTS_WALKING_LOOP,
+            SelectsVerdict::OverLimits => NVRA_SELECTS_OVER_LIMITS,
+        })
 }
 
 /// `promote::lower_local_copy` for the shim: width 0 (leave the copy to

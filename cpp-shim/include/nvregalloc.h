@@ -573,8 +573,21 @@ typedef struct NvraDynamicLocal {
   uint64_t walk_selects_per_iteration;
 } NvraDynamicLocal;
 
-/* 1: make the local scalars (each data-dependent access a select among the
- * elements it may reach); 0: leave it (also on a panic or a mismatched ABI). */
+typedef enum NvraSelectsVerdict {
+  NVRA_SELECTS_LEAVE = 0,        /* leave it in memory: a panic or a
+                                    mismatched ABI */
+  NVRA_SELECTS_MAKE = 1,         /* make the local scalars: each such access
+                                    a select among the elements it may
+                                    reach */
+  NVRA_SELECTS_NOT_REUSED = 2,   /* leave it: data indexes it and no loop
+                                    works on what was set before it */
+  NVRA_SELECTS_WALKING_LOOP = 3, /* leave it: a loop stepping an offset has a
+                                    runtime trip count or is short beside its
+                                    selects */
+  NVRA_SELECTS_OVER_LIMITS = 4,  /* leave it: too big, or too many selects */
+} NvraSelectsVerdict;
+
+/* An NvraSelectsVerdict. */
 uint32_t nvra_selects_local(uint32_t abi_version,
                             const NvraPromoteLimits *limits,
                             const NvraDynamicLocal *local);

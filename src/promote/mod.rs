@@ -302,7 +302,7 @@ pub enum Walks {
 /// A loop that steps the offsets must be one `rolled_with_selects` keeps
 /// rolled: its selects stand for unrolling it, which would make the array
 /// registers too, so they need no loop reusing the contents.
-pub fn selects_local(local: &DynamicLocal, limits: &Limits) -> bool {
+pub fn selects_local(local: &DynamicLocal, limits: &Limits) -> SelectsVerdict {
     let walks_pay = match local.walks {
         Walks::None => true,
         Walks::Loops { selects_per_iteration, iteration_insts } => {
@@ -310,10 +310,30 @@ pub fn selects_local(local: &DynamicLocal, limits: &Limits) -> bool {
         }
         Walks::RuntimeLoop => false,
     };
-    (local.reused_in_loop || !local.indexed_by_data)
-        && walks_pay
-        && local.bytes <= u64::from(limits.max_dynamic_array_bytes)
-        && local.selected <= u64::from(limits.max_selects)
+    if local.indexed_by_data && !local.reused_in_loop {
+        SelectsVerdict::NotReused
+    } else if !walks_pay {
+        SelectsVerdict::WalkingLoop
+    } else if local.bytes > u64::from(limits.max_dynamic_array_bytes)
+        || local.selected > u64::from(limits.max_selects)
+    {
+        SelectsVerdict::OverLimits
+    } else {
+        SelectsVerdict::Selects
+    }
+}
+
+/// `selects_local`'s verdict: make the local scalars, or why not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SelectsVerdict {
+    Selects,
+    /// Data indexes it, and no loop works on what was set before it.
+    NotReused,
+    /// A loop that steps an offset has a runtime trip count, or is short
+    /// beside its selects.
+    WalkingLoop,
+    /// Over `Limits::max_dynamic_array_bytes` or `Limits::max_selects`.
+    OverLimits,
 }
 
 /// Whether a loop with a constant trip count whose counter steps offsets
@@ -524,9 +544,9 @@ mod tests {
                 &LIMITS,
             )
         };
-        assert!(local(64, 100));
-        assert!(!local(65, 1));
-        assert!(!local(64, 101));
+        assert_eq!(local(64, 100), SelectsVerdict::Selects);
+        assert_eq!(local(65, 1), SelectsVerdict::OverLimits);
+        assert_eq!(local(64, 101), SelectsVerdict::OverLimits);
         let once = DynamicLocal {
             bytes: 28,
             selected: 21,
@@ -534,7 +554,7 @@ mod tests {
             reused_in_loop: false,
             walks: Walks::None,
         };
-        assert!(!selects_local(&once, &LIMITS));
+        assert_eq!(selects_local(&once, &LIMITS), SelectsVerdict::NotReused);
     }
 
     #[test]
@@ -555,13 +575,15 @@ mod tests {
             reused_in_loop: false,
             walks: Walks::Loops { selects_per_iteration: 9, iteration_insts: 139 },
         };
-        assert!(selects_local(&filled, &LIMITS));
+        assert_eq!(selects_local(&filled, &LIMITS), SelectsVerdict::Selects);
         let short = Walks::Loops { selects_per_iteration: 9, iteration_insts: 10 };
-        assert!(!selects_local(&DynamicLocal { walks: short, ..filled }, &LIMITS));
-        assert!(!selects_local(&DynamicLocal { walks: Walks::RuntimeLoop, ..filled }, &LIMITS));
+        let walking = |walks| selects_local(&DynamicLocal { walks, ..filled }, &LIMITS);
+        assert_eq!(walking(short), SelectsVerdict::WalkingLoop);
+        assert_eq!(walking(Walks::RuntimeLoop), SelectsVerdict::WalkingLoop);
         // Also read once at a data-dependent index, after the loop: a
         // scratch array, left in memory as any other.
-        assert!(!selects_local(&DynamicLocal { indexed_by_data: true, ..filled }, &LIMITS));
+        let scratch = DynamicLocal { indexed_by_data: true, ..filled };
+        assert_eq!(selects_local(&scratch, &LIMITS), SelectsVerdict::NotReused);
     }
 
     #[test]

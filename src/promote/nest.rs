@@ -311,16 +311,14 @@ fn selects_after_unrolling(
             selects_per_iteration,
             iteration_insts,
         });
-    super::selects_local(
-        &super::DynamicLocal {
-            bytes: nest.array(array).bytes,
-            selected,
-            indexed_by_data: data().next().is_some(),
-            reused_in_loop,
-            walks,
-        },
-        limits,
-    )
+    let facts = super::DynamicLocal {
+        bytes: nest.array(array).bytes,
+        selected,
+        indexed_by_data: data().next().is_some(),
+        reused_in_loop,
+        walks,
+    };
+    super::selects_local(&facts, limits) == super::SelectsVerdict::Selects
 }
 
 /// What to do with one loop over local arrays.

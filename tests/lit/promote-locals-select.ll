@@ -223,3 +223,177 @@ exit:
   store i32 %v, ptr %out, align 4
   ret void
 }
+
+; A loop with a constant trip count that steps the offset, left rolled for
+; its long iterations (nvregalloc-promote-locals-loops): its store becomes
+; selects among the 4 elements once the loop's 4 selects an iteration are
+; at most an eighth of it (-nvregalloc-promote-rolled-insts-per-select);
+; read at constant offsets after it, the array needs no loop reusing it.
+; A short iteration, or a runtime trip count, leaves the local as it was.
+; CHECK-LABEL: define ptx_kernel void @filled_long(
+; CHECK-NOT:   alloca
+; CHECK:       select
+; CHECK:       ret void
+; REMARK:      remark: {{.*}}function filled_long: local of 16 bytes indexed by data or a loop's counter, 1 such accesses reaching 4 elements in all: each becomes selects among them, the local registers
+define ptx_kernel void @filled_long(ptr %in, ptr %out) {
+entry:
+  %w = alloca [4 x float], align 4
+  br label %loop
+
+loop:
+  %i = phi i32 [ 0, %entry ], [ %next, %loop ]
+  %at = getelementptr inbounds float, ptr %in, i32 %i
+  %x = load float, ptr %at, align 4
+  %c0 = fmul float %x, %x
+  %c1 = fmul float %c0, %c0
+  %c2 = fmul float %c1, %c1
+  %c3 = fmul float %c2, %c2
+  %c4 = fmul float %c3, %c3
+  %c5 = fmul float %c4, %c4
+  %c6 = fmul float %c5, %c5
+  %c7 = fmul float %c6, %c6
+  %c8 = fmul float %c7, %c7
+  %c9 = fmul float %c8, %c8
+  %c10 = fmul float %c9, %c9
+  %c11 = fmul float %c10, %c10
+  %c12 = fmul float %c11, %c11
+  %c13 = fmul float %c12, %c12
+  %c14 = fmul float %c13, %c13
+  %c15 = fmul float %c14, %c14
+  %c16 = fmul float %c15, %c15
+  %c17 = fmul float %c16, %c16
+  %c18 = fmul float %c17, %c17
+  %c19 = fmul float %c18, %c18
+  %c20 = fmul float %c19, %c19
+  %c21 = fmul float %c20, %c20
+  %c22 = fmul float %c21, %c21
+  %c23 = fmul float %c22, %c22
+  %c24 = fmul float %c23, %c23
+  %c25 = fmul float %c24, %c24
+  %c26 = fmul float %c25, %c25
+  %c27 = fmul float %c26, %c26
+  %c28 = fmul float %c27, %c27
+  %c29 = fmul float %c28, %c28
+  %c30 = fmul float %c29, %c29
+  %c31 = fmul float %c30, %c30
+  %c32 = fmul float %c31, %c31
+  %c33 = fmul float %c32, %c32
+  %c34 = fmul float %c33, %c33
+  %c35 = fmul float %c34, %c34
+  %slot = getelementptr inbounds [4 x float], ptr %w, i32 0, i32 %i
+  store float %c35, ptr %slot, align 4
+  %next = add nuw nsw i32 %i, 1
+  %done = icmp eq i32 %next, 4
+  br i1 %done, label %exit, label %loop
+
+exit:
+  %w1p = getelementptr inbounds [4 x float], ptr %w, i32 0, i32 1
+  %w3p = getelementptr inbounds [4 x float], ptr %w, i32 0, i32 3
+  %w0 = load float, ptr %w, align 4
+  %w1 = load float, ptr %w1p, align 4
+  %w3 = load float, ptr %w3p, align 4
+  %s = fadd float %w0, %w1
+  %r = fadd float %s, %w3
+  store float %r, ptr %out, align 4
+  ret void
+}
+
+; CHECK-LABEL: define ptx_kernel void @filled_short(
+; CHECK:       alloca [4 x float]
+; REMARK:      remark: {{.*}}function filled_short: local of 16 bytes indexed by data or a loop's counter, 1 such accesses reaching 4 elements in all: left in memory (a loop that steps an offset has a runtime trip count, or is short beside its selects)
+define ptx_kernel void @filled_short(ptr %in, ptr %out) {
+entry:
+  %w = alloca [4 x float], align 4
+  br label %loop
+
+loop:
+  %i = phi i32 [ 0, %entry ], [ %next, %loop ]
+  %at = getelementptr inbounds float, ptr %in, i32 %i
+  %x = load float, ptr %at, align 4
+  %c0 = fmul float %x, %x
+  %c1 = fmul float %c0, %c0
+  %c2 = fmul float %c1, %c1
+  %c3 = fmul float %c2, %c2
+  %slot = getelementptr inbounds [4 x float], ptr %w, i32 0, i32 %i
+  store float %c3, ptr %slot, align 4
+  %next = add nuw nsw i32 %i, 1
+  %done = icmp eq i32 %next, 4
+  br i1 %done, label %exit, label %loop
+
+exit:
+  %w1p = getelementptr inbounds [4 x float], ptr %w, i32 0, i32 1
+  %w3p = getelementptr inbounds [4 x float], ptr %w, i32 0, i32 3
+  %w0 = load float, ptr %w, align 4
+  %w1 = load float, ptr %w1p, align 4
+  %w3 = load float, ptr %w3p, align 4
+  %s = fadd float %w0, %w1
+  %r = fadd float %s, %w3
+  store float %r, ptr %out, align 4
+  ret void
+}
+
+; CHECK-LABEL: define ptx_kernel void @filled_runtime(
+; CHECK:       alloca [4 x float]
+; REMARK:      remark: {{.*}}function filled_runtime: local of 16 bytes indexed by data or a loop's counter, 1 such accesses reaching 4 elements in all: left in memory (a loop that steps an offset has a runtime trip count, or is short beside its selects)
+define ptx_kernel void @filled_runtime(ptr %in, ptr %out, i32 %n) {
+entry:
+  %w = alloca [4 x float], align 4
+  br label %loop
+
+loop:
+  %i = phi i32 [ 0, %entry ], [ %next, %loop ]
+  %at = getelementptr inbounds float, ptr %in, i32 %i
+  %x = load float, ptr %at, align 4
+  %c0 = fmul float %x, %x
+  %c1 = fmul float %c0, %c0
+  %c2 = fmul float %c1, %c1
+  %c3 = fmul float %c2, %c2
+  %c4 = fmul float %c3, %c3
+  %c5 = fmul float %c4, %c4
+  %c6 = fmul float %c5, %c5
+  %c7 = fmul float %c6, %c6
+  %c8 = fmul float %c7, %c7
+  %c9 = fmul float %c8, %c8
+  %c10 = fmul float %c9, %c9
+  %c11 = fmul float %c10, %c10
+  %c12 = fmul float %c11, %c11
+  %c13 = fmul float %c12, %c12
+  %c14 = fmul float %c13, %c13
+  %c15 = fmul float %c14, %c14
+  %c16 = fmul float %c15, %c15
+  %c17 = fmul float %c16, %c16
+  %c18 = fmul float %c17, %c17
+  %c19 = fmul float %c18, %c18
+  %c20 = fmul float %c19, %c19
+  %c21 = fmul float %c20, %c20
+  %c22 = fmul float %c21, %c21
+  %c23 = fmul float %c22, %c22
+  %c24 = fmul float %c23, %c23
+  %c25 = fmul float %c24, %c24
+  %c26 = fmul float %c25, %c25
+  %c27 = fmul float %c26, %c26
+  %c28 = fmul float %c27, %c27
+  %c29 = fmul float %c28, %c28
+  %c30 = fmul float %c29, %c29
+  %c31 = fmul float %c30, %c30
+  %c32 = fmul float %c31, %c31
+  %c33 = fmul float %c32, %c32
+  %c34 = fmul float %c33, %c33
+  %c35 = fmul float %c34, %c34
+  %slot = getelementptr inbounds [4 x float], ptr %w, i32 0, i32 %i
+  store float %c35, ptr %slot, align 4
+  %next = add nuw nsw i32 %i, 1
+  %done = icmp eq i32 %next, %n
+  br i1 %done, label %exit, label %loop
+
+exit:
+  %w1p = getelementptr inbounds [4 x float], ptr %w, i32 0, i32 1
+  %w3p = getelementptr inbounds [4 x float], ptr %w, i32 0, i32 3
+  %w0 = load float, ptr %w, align 4
+  %w1 = load float, ptr %w1p, align 4
+  %w3 = load float, ptr %w3p, align 4
+  %s = fadd float %w0, %w1
+  %r = fadd float %s, %w3
+  store float %r, ptr %out, align 4
+  ret void
+}
