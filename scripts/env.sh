@@ -10,6 +10,9 @@ export LLVM_SYS_221_PREFIX="${LLVM_SYS_221_PREFIX:-/usr/lib/llvm-22}"
 # cargo compiles a dependency once per feature set, and the packages named
 # decide the features.
 export CARGO_BUILD_SET="-p nvregalloc -p nvregalloc-tune -p nvregalloc-fuzz-ir"
+# ... and the packages test.sh's cargo test suite runs (setup.sh builds
+# their test binaries).
+export CARGO_TEST_SET="-p nvregalloc -p nvregalloc-testkit -p nvregalloc-fuzz-ir -p nvregalloc-tune"
 export VENV="$NVREGALLOC_ROOT/.venv"
 export PATH="$LLVM_BIN:$HOME/.cargo/bin:$PATH"
 # NVIDIA's CUDA 13 from the Python registry: nvcc, cicc, ptxas, headers.

@@ -45,7 +45,7 @@ suite() {
   else failed=$((failed + 1)); echo "=== $name FAILED ($((SECONDS - start)) s)"; fi
 }
 suite "format" cargo fmt --all -- --check
-suite "cargo test" cargo test --release --quiet -p nvregalloc -p nvregalloc-testkit -p nvregalloc-fuzz-ir -p nvregalloc-tune
+suite "cargo test" cargo test --release --quiet $CARGO_TEST_SET
 suite "lit" lit -sv tests/lit
 suite "corpus" python3 scripts/corpus.py
 suite "differential" env PTXSIM_CSMITH_PROGRAMS=$csmith cargo test --release --quiet -p ptxsim -- --test-threads=1 --nocapture
