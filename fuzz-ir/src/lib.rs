@@ -30,7 +30,7 @@ use crate::nan::canonical_nans;
 pub struct Tools {
     pub plugin: PathBuf,
     pub ptxas: PathBuf,
-    /// LLVM 22's opt, for `MIDDLE_END_MODE`.
+    /// LLVM 22's opt, for `MIDDLE_END_MODES`.
     pub opt: PathBuf,
 }
 
@@ -86,29 +86,45 @@ pub struct Report {
     pub verdicts: Vec<(String, &'static str)>,
     /// The optimized IR that was compiled, for a reproducer.
     pub ir: String,
-    /// The generated IR before O2, for `MIDDLE_END_MODE`'s reproducer.
+    /// The generated IR before O2, for `MIDDLE_END_MODES`' reproducers.
     pub unoptimized_ir: String,
 }
 
 /// The plugin as it comes, its middle-end passes included
 /// (nvregalloc-promote-locals unrolls loops over local arrays and inlines
 /// calls taking their address): the generated IR goes through `opt
-/// -load-pass-plugin -passes=default<O2>`, then the backend with the
-/// plugin, and is judged against stock's O2 and backend.
-pub const MIDDLE_END_MODE: (&str, &[&str]) = ("default, middle end", &[]);
+/// -load-pass-plugin -passes=default<O2>` with these options, then the
+/// backend with the plugin, and is judged against stock's O2 and backend.
+/// The second keeps rolled, for selects, every loop over a small array
+/// that is not shorter than its selects: the generator's loops are a few
+/// instructions per element, too short for the default's 8, so this is
+/// where the rolled loops' selects run.
+pub const MIDDLE_END_MODES: [(&str, &[&str]); 2] = [
+    ("default, middle end", &[]),
+    ("middle end, loops rolled for selects", &["-nvregalloc-promote-rolled-insts-per-select=1"]),
+];
 
-/// `MIDDLE_END_MODE`'s module: `unoptimized` through opt's O2 with the plugin.
+/// The opt options of `mode`, if it is one of `MIDDLE_END_MODES`.
+pub fn middle_end_options(mode: &str) -> Option<&'static [&'static str]> {
+    MIDDLE_END_MODES.iter().find(|&&(name, _)| name == mode).map(|&(_, options)| options)
+}
+
+/// A middle-end mode's module: `unoptimized` through opt's O2 with the
+/// plugin and `options`.
 fn middle_end_module<'ctx>(
     context: &'ctx Context,
     tools: &Tools,
     unoptimized: &str,
+    options: &[&str],
     scratch: &Path,
 ) -> Result<Module<'ctx>, Finding> {
     let (input, output) = (scratch.join("middle-end.in.ll"), scratch.join("middle-end.out.ll"));
     std::fs::write(&input, unoptimized).map_err(|e| Finding::Crash(e.to_string()))?;
     let out = Command::new(&tools.opt)
         .arg(format!("-load-pass-plugin={}", tools.plugin.display()))
-        .args(["-passes=default<O2>", "-S", "-o"])
+        .arg("-passes=default<O2>")
+        .args(options)
+        .args(["-S", "-o"])
         .args([&output, &input])
         .output()
         .map_err(|e| Finding::Crash(format!("{}: {e}", tools.opt.display())))?;
@@ -259,8 +275,8 @@ pub fn check(tools: &Tools, tape: &[u32], modes: &[(&str, &[&str])], scratch: &P
     let stock_refilled = simulate(&stock, false, ptxsim::harness::UNDEFINED_FILL);
     let mut seen: HashMap<String, Result<(Verdict, &'static str), String>> = HashMap::new();
     for &(mode, flags) in modes {
-        let built = if mode == MIDDLE_END_MODE.0 {
-            middle_end_module(&context, tools, &report.unoptimized_ir, scratch)
+        let built = if let Some(options) = middle_end_options(mode) {
+            middle_end_module(&context, tools, &report.unoptimized_ir, options, scratch)
                 .and_then(|m| compile(&m, Some(&tools.plugin), flags, verify, scratch))
         } else {
             compile(&module, Some(&tools.plugin), flags, verify, scratch)

@@ -15,7 +15,7 @@ use std::process::{Command, ExitCode, Stdio};
 
 use nvregalloc_fuzz_ir::choices::{shrink, Choices};
 use nvregalloc_fuzz_ir::generate::generate;
-use nvregalloc_fuzz_ir::{check, Finding, Tools, MIDDLE_END_MODE};
+use nvregalloc_fuzz_ir::{check, middle_end_options, Finding, Tools, MIDDLE_END_MODES};
 use ptxsim::harness::{fault_mode, modes};
 
 struct Args {
@@ -149,7 +149,9 @@ fn run(args: &Args) -> Result<BTreeMap<String, u64>, String> {
     let scratch = std::env::temp_dir().join(format!("fuzz-ir-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).map_err(|e| e.to_string())?;
     let fault = [fault_mode()];
-    let every: Vec<(&str, &[&str])> = modes().iter().copied().chain([MIDDLE_END_MODE]).collect();
+    // A middle-end mode's options go to opt; llc gets none.
+    let middle_end = MIDDLE_END_MODES.iter().map(|&(name, _)| (name, &[] as &[&str]));
+    let every: Vec<(&str, &[&str])> = modes().iter().copied().chain(middle_end).collect();
     let modes: &[(&str, &[&str])] = if args.fault { &fault } else { &every };
     let mut counts = BTreeMap::new();
     for index in args.first..args.first + args.programs {
@@ -227,8 +229,12 @@ fn save_reproducer(
         text.push_str(&format!("; {line}\n"));
     }
     text.push_str(&format!("; Decisions: {small:?}\n"));
-    if mode == MIDDLE_END_MODE.0 {
-        text.push_str("; RUN: %opt_plugin -passes='default<O2>' %s -S -o %t.ll\n");
+    let middle_end = middle_end_options(mode);
+    if let Some(options) = middle_end {
+        text.push_str(&format!(
+            "; RUN: %opt_plugin -passes='default<O2>' {} %s -S -o %t.ll\n",
+            options.join(" ")
+        ));
         text.push_str("; RUN: %llc_plugin -verify-machineinstrs %t.ll -o %t.ptx\n");
     } else {
         text.push_str(&format!(
@@ -237,7 +243,7 @@ fn save_reproducer(
         ));
     }
     text.push_str("; RUN: %if cuda %{ %ptxas -arch=sm_90 -c %t.ptx -o %t.o %}\n\n");
-    text.push_str(if mode == MIDDLE_END_MODE.0 { &report.unoptimized_ir } else { &report.ir });
+    text.push_str(if middle_end.is_some() { &report.unoptimized_ir } else { &report.ir });
     let mode_name: String = mode.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
     let file = args.save.join(format!("fuzz-ir-s{}-p{index}-{mode_name}-{}.ll", args.seed, finding.kind()));
     match std::fs::create_dir_all(&args.save).and_then(|_| std::fs::write(&file, text)) {
