@@ -272,19 +272,20 @@ public:
     return Found.ByData;
   }
 
-  /// The facts: whether a runtime loop walks, and the loop that runs the
-  /// most selects for its instructions.
-  void describe(NvraDynamicLocal &Facts) const {
+  /// The facts: whether a runtime loop walks, and each other loop that
+  /// does, kept in \p Loops, which must outlive \p Facts' use.
+  void describe(NvraDynamicLocal &Facts,
+                SmallVectorImpl<NvraLoopWalk> &Loops) const {
     Facts.walked_by_runtime_loop = ByRuntimeLoop;
     for (auto [Walk, Selects] : SelectsPerIteration) {
-      uint64_t Insts = std::min<uint64_t>(iterationSize(*Walk, SE), UINT32_MAX);
-      if (Facts.walk_selects_per_iteration == 0 ||
-          Selects * Facts.walk_iteration_insts >
-              Facts.walk_selects_per_iteration * Insts) {
-        Facts.walk_selects_per_iteration = Selects;
-        Facts.walk_iteration_insts = Insts;
-      }
+      NvraLoopWalk Walking{};
+      Walking.selects_per_iteration = Selects;
+      Walking.iteration_insts =
+          std::min<uint64_t>(iterationSize(*Walk, SE), UINT32_MAX);
+      Loops.push_back(Walking);
     }
+    Facts.walks = Loops.data();
+    Facts.n_walks = Loops.size();
   }
 };
 
@@ -402,12 +403,13 @@ PreservedAnalyses LocalSelectsPass::run(Function &F,
           In && none_of(Uses->Writes,
                         [&](Instruction *Write) { return In->contains(Write); });
     }
-    Walked.describe(Facts);
+    SmallVector<NvraLoopWalk, 4> WalkingLoops;
+    Walked.describe(Facts, WalkingLoops);
     uint32_t Verdict = nvra_selects_local(NVRA_ABI_VERSION, &Limits, &Facts);
     auto Described = [&](auto Remark) {
       Remark << "function " << F.getName() << ": local of "
              << ore::NV("Bytes", Bytes) << " bytes indexed by data"
-             << (Facts.walk_selects_per_iteration || Facts.walked_by_runtime_loop
+             << (Facts.n_walks || Facts.walked_by_runtime_loop
                      ? " or a loop's counter, "
                      : ", ")
              << ore::NV("Accesses", uint64_t(Uses->Dynamic.size()))

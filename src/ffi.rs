@@ -533,7 +533,8 @@ pub unsafe extern "C" fn nvra_local_alignment(
 /// mismatched ABI or a panic.
 ///
 /// # Safety
-/// `limits` and `local` must point to the structs laid out as in nvregalloc.h.
+/// `limits` and `local` must point to the structs laid out as in nvregalloc.h,
+/// `local`'s walks to as many as it says.
 #[no_mangle]
 pub unsafe extern "C" fn nvra_selects_local(
     abi_version: u32,
@@ -545,21 +546,19 @@ pub unsafe extern "C" fn nvra_selects_local(
         return NVRA_SELECTS_LEAVE;
     }
     let raw = &*local;
-    let walks = if raw.walked_by_runtime_loop != 0 {
-        promote::Walks::RuntimeLoop
-    } else if raw.walk_selects_per_iteration != 0 {
-        promote::Walks::Loops {
-            selects_per_iteration: raw.walk_selects_per_iteration,
-            iteration_insts: raw.walk_iteration_insts,
-        }
-    } else {
-        promote::Walks::None
-    };
+    let walks = array(raw.walks, raw.n_walks)
+        .iter()
+        .map(|w| promote::LoopWalk {
+            selects_per_iteration: w.selects_per_iteration,
+            iteration_insts: w.iteration_insts,
+        })
+        .collect();
     let facts = promote::DynamicLocal {
         bytes: raw.bytes,
         selected: raw.selected,
         indexed_by_data: raw.indexed_by_data != 0,
         reused_in_loop: raw.reused_in_loop != 0,
+        walked_by_runtime_loop: raw.walked_by_runtime_loop != 0,
         walks,
     };
     use promote::SelectsVerdict;

@@ -552,6 +552,15 @@ uint64_t nvra_local_alignment(uint32_t abi_version,
                               const NvraPromoteLimits *limits,
                               const NvraLocalSlot *slot);
 
+/* A loop with a constant trip count that steps offsets into a local. */
+typedef struct NvraLoopWalk {
+  uint64_t selects_per_iteration; /* the selects of the accesses it steps,
+                                     per iteration (inner loops' iterations
+                                     counted) */
+  uint32_t iteration_insts;       /* its instructions per iteration */
+  uint32_t reserved;
+} NvraLoopWalk;
+
 /* A local accessed at offsets that are not constants (decided by data, or
  * stepped by a loop that is still rolled), every other access at a constant
  * one. */
@@ -565,12 +574,9 @@ typedef struct NvraDynamicLocal {
                               offset */
   uint32_t walked_by_runtime_loop; /* bool: a loop whose trip count is not a
                                       constant steps such an offset */
-  /* Of the loops with constant trip counts that step such offsets, the one
-   * that runs the most selects for its instructions: its instructions per
-   * iteration, and the selects of one iteration (inner loops' iterations
-   * counted); 0 selects: no loop steps one. */
-  uint32_t walk_iteration_insts;
-  uint64_t walk_selects_per_iteration;
+  uint32_t n_walks;
+  const NvraLoopWalk *walks; /* the loops with constant trip counts that step
+                                such offsets */
 } NvraDynamicLocal;
 
 typedef enum NvraSelectsVerdict {

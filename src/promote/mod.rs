@@ -249,7 +249,7 @@ pub fn local_alignment(slot: &LocalSlot, limits: &Limits) -> u64 {
 /// loop steps: what is left after unrolling of a small array indexed by a
 /// computed value (a bucket picked by comparisons, a table looked up), or
 /// filled by a loop whose iterations are long (`rolled_with_selects`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DynamicLocal {
     pub bytes: u64,
     /// The elements all the accesses at offsets that are not constants may
@@ -261,24 +261,20 @@ pub struct DynamicLocal {
     /// Some data-dependent access is in a loop that writes nothing of the
     /// local at a constant offset: the loop works on what was set before it.
     pub reused_in_loop: bool,
-    pub walks: Walks,
+    /// A loop whose trip count is not a constant steps an offset: every
+    /// iteration would select, however many there are.
+    pub walked_by_runtime_loop: bool,
+    /// The loops with constant trip counts that step offsets.
+    pub walks: Vec<LoopWalk>,
 }
 
-/// The loops that step the offsets of a local's data-dependent accesses.
+/// A loop with a constant trip count that steps offsets into a local: per
+/// iteration, the selects of the accesses it steps (its inner loops'
+/// iterations counted), and its instructions (`rolled_with_selects`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Walks {
-    None,
-    /// Loops with constant trip counts; of them, the one that runs the most
-    /// selects for its instructions: per iteration, the selects of the
-    /// accesses it steps (its inner loops' iterations counted), and its
-    /// instructions (`rolled_with_selects`).
-    Loops {
-        selects_per_iteration: u64,
-        iteration_insts: u32,
-    },
-    /// A loop whose trip count is not a constant: every iteration would
-    /// select, however many there are.
-    RuntimeLoop,
+pub struct LoopWalk {
+    pub selects_per_iteration: u64,
+    pub iteration_insts: u32,
 }
 
 /// Whether to make a local indexed by data scalars: each data-dependent
@@ -299,17 +295,15 @@ pub enum Walks {
 /// HeCBench's geodesic from 32 registers to 38, a step, for 42 LDL/STL that
 /// nvcc makes too). Bounded by the array's size (its elements become live
 /// registers) and by the selects.
-/// A loop that steps the offsets must be one `rolled_with_selects` keeps
+/// Each loop that steps the offsets must be one `rolled_with_selects` keeps
 /// rolled: its selects stand for unrolling it, which would make the array
 /// registers too, so they need no loop reusing the contents.
 pub fn selects_local(local: &DynamicLocal, limits: &Limits) -> SelectsVerdict {
-    let walks_pay = match local.walks {
-        Walks::None => true,
-        Walks::Loops { selects_per_iteration, iteration_insts } => {
-            rolled_with_selects(selects_per_iteration, iteration_insts, limits)
-        }
-        Walks::RuntimeLoop => false,
-    };
+    let walks_pay = !local.walked_by_runtime_loop
+        && local
+            .walks
+            .iter()
+            .all(|w| rolled_with_selects(w.selects_per_iteration, w.iteration_insts, limits));
     if local.indexed_by_data && !local.reused_in_loop {
         SelectsVerdict::NotReused
     } else if !walks_pay {
@@ -539,7 +533,8 @@ mod tests {
                     selected,
                     indexed_by_data: true,
                     reused_in_loop: true,
-                    walks: Walks::None,
+                    walked_by_runtime_loop: false,
+                    walks: vec![],
                 },
                 &LIMITS,
             )
@@ -552,7 +547,8 @@ mod tests {
             selected: 21,
             indexed_by_data: true,
             reused_in_loop: false,
-            walks: Walks::None,
+            walked_by_runtime_loop: false,
+            walks: vec![],
         };
         assert_eq!(selects_local(&once, &LIMITS), SelectsVerdict::NotReused);
     }
@@ -573,16 +569,22 @@ mod tests {
             selected: 9,
             indexed_by_data: false,
             reused_in_loop: false,
-            walks: Walks::Loops { selects_per_iteration: 9, iteration_insts: 139 },
+            walked_by_runtime_loop: false,
+            walks: vec![LoopWalk { selects_per_iteration: 9, iteration_insts: 139 }],
         };
         assert_eq!(selects_local(&filled, &LIMITS), SelectsVerdict::Selects);
-        let short = Walks::Loops { selects_per_iteration: 9, iteration_insts: 10 };
-        let walking = |walks| selects_local(&DynamicLocal { walks, ..filled }, &LIMITS);
-        assert_eq!(walking(short), SelectsVerdict::WalkingLoop);
-        assert_eq!(walking(Walks::RuntimeLoop), SelectsVerdict::WalkingLoop);
+        // Every loop must be long beside its selects.
+        let short = LoopWalk { selects_per_iteration: 9, iteration_insts: 10 };
+        let walks = vec![filled.walks[0], short];
+        assert_eq!(
+            selects_local(&DynamicLocal { walks, ..filled.clone() }, &LIMITS),
+            SelectsVerdict::WalkingLoop
+        );
+        let runtime = DynamicLocal { walked_by_runtime_loop: true, ..filled.clone() };
+        assert_eq!(selects_local(&runtime, &LIMITS), SelectsVerdict::WalkingLoop);
         // Also read once at a data-dependent index, after the loop: a
         // scratch array, left in memory as any other.
-        let scratch = DynamicLocal { indexed_by_data: true, ..filled };
+        let scratch = DynamicLocal { indexed_by_data: true, ..filled.clone() };
         assert_eq!(selects_local(&scratch, &LIMITS), SelectsVerdict::NotReused);
     }
 

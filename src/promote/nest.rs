@@ -300,22 +300,19 @@ fn selects_after_unrolling(
     let reused_in_loop = data().any(|access| {
         nest.loops_around(access.innermost).any(|l| !unroll.contains(&l) && !writes_constant_offset(l))
     });
-    // The loop left rolled that runs the most selects for its instructions.
     let walks = rolled
         .iter()
-        .map(|&l| (selects_per_iteration(nest, array, l), nest.lp(l).iteration_insts))
-        .max_by(|&(s1, i1), &(s2, i2)| {
-            (u128::from(s1) * u128::from(i2)).cmp(&(u128::from(s2) * u128::from(i1)))
+        .map(|&l| super::LoopWalk {
+            selects_per_iteration: selects_per_iteration(nest, array, l),
+            iteration_insts: nest.lp(l).iteration_insts,
         })
-        .map_or(super::Walks::None, |(selects_per_iteration, iteration_insts)| super::Walks::Loops {
-            selects_per_iteration,
-            iteration_insts,
-        });
+        .collect();
     let facts = super::DynamicLocal {
         bytes: nest.array(array).bytes,
         selected,
         indexed_by_data: data().next().is_some(),
         reused_in_loop,
+        walked_by_runtime_loop: false,
         walks,
     };
     super::selects_local(&facts, limits) == super::SelectsVerdict::Selects
