@@ -186,16 +186,14 @@ pub fn plan_array(nest: &Nest, array: ArrayId, limits: &Limits) -> ArrayPlan {
     }
     stepping.sort_unstable();
     stepping.dedup();
-    // Small enough for selects: the loops whose iterations are long beside
-    // the selects stay rolled, if promote-locals-select will take the array
-    // so; the others are unrolled.
-    if facts.bytes <= u64::from(limits.max_dynamic_array_bytes) {
-        let (rolled, unroll): (Vec<LoopId>, Vec<LoopId>) =
-            stepping.iter().partition(|&&l| stays_rolled_for_selects(nest, array, l, limits));
-        if !rolled.is_empty() {
-            if let plan @ ArrayPlan::Registers { .. } = plan_with(nest, array, unroll, rolled, limits) {
-                return plan;
-            }
+    // The loops whose iterations are long beside the selects stay rolled,
+    // if promote-locals-select will take the array so (small enough, few
+    // enough selects); the others are unrolled.
+    let (rolled, unroll): (Vec<LoopId>, Vec<LoopId>) =
+        stepping.iter().partition(|&&l| stays_rolled_for_selects(nest, array, l, limits));
+    if !rolled.is_empty() {
+        if let plan @ ArrayPlan::Registers { .. } = plan_with(nest, array, unroll, rolled, limits) {
+            return plan;
         }
     }
     plan_with(nest, array, stepping, Vec::new(), limits)
