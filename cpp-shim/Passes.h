@@ -25,6 +25,8 @@ inline constexpr const char InlineGatePassArg[] = "nvregalloc-inline-gate";
 inline constexpr const char LocalFramePassArg[] = "nvregalloc-local-frame";
 inline constexpr const char LsrGatePassArg[] = "nvregalloc-lsr-gate";
 inline constexpr const char LsrGateEndPassArg[] = "nvregalloc-lsr-gate-end";
+inline constexpr const char NonNegativeZextPassArg[] =
+    "nvregalloc-promote-locals-zext";
 inline constexpr const char PressurePassArg[] = "nvregalloc-pressure-relief";
 inline constexpr const char RegisterCapPassArg[] = "nvregalloc-register-cap";
 inline constexpr const char SchedGatePassArg[] = "nvregalloc-sched-gate";
@@ -41,6 +43,7 @@ extern const void *const CssaPassID;
 extern const void *const LocalFramePassID;
 extern const void *const LsrGatePassID;
 extern const void *const LsrGateEndPassID;
+extern const void *const NonNegativeZextPassID;
 extern const void *const PressurePassID;
 extern const void *const RegisterCapPassID;
 extern const void *const SchedGatePassID;
@@ -110,7 +113,7 @@ inline constexpr const char DeadByvalStoresPassArg[] =
     "nvregalloc-promote-locals-byval";
 inline constexpr const char LocalForwardingPassArg[] =
     "nvregalloc-promote-locals-forward";
-inline constexpr const char ExpandLocalCopiesPassArg[] =
+inline constexpr const char ExpandCopiesPassArg[] =
     "nvregalloc-promote-locals-expand";
 // A local copied only whole, by memcpy: the copies become a typed load and
 // store, which SROA can promote (TypedCopiesPass.cpp).
@@ -134,11 +137,10 @@ public:
   llvm::PreservedAnalyses run(llvm::Function &F,
                               llvm::FunctionAnalysisManager &);
 };
-// A memset or memcpy of a local longer than NVPTX lowers inline: loads and
-// stores as wide as its alignment, not NVPTX's byte loop
-// (ExpandLocalCopiesPass.cpp).
-class ExpandLocalCopiesPass
-    : public llvm::PassInfoMixin<ExpandLocalCopiesPass> {
+// A memset or memcpy of a constant length: 16-byte loads and stores where
+// NVPTX would take 8-byte ones, and wide ones where it would loop over bytes
+// (ExpandCopiesPass.cpp).
+class ExpandCopiesPass : public llvm::PassInfoMixin<ExpandCopiesPass> {
 public:
   llvm::PreservedAnalyses run(llvm::Function &F,
                               llvm::FunctionAnalysisManager &);

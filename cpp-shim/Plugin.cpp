@@ -97,10 +97,22 @@ static void insertIrGates(TargetPassConfig &Config) {
   Config.insertPass(nvregalloc::LsrGateEndPassID, nvregalloc::SchedGatePassID);
 }
 
+/// Puts nvregalloc-promote-locals-zext right after NaryReassociate, before
+/// the EarlyCSE that follows it in NVPTX's IR passes, where the addresses it
+/// makes equal are merged.
+static void insertNonNegativeZext(TargetPassConfig &Config) {
+  PassRegistry &Registry = *PassRegistry::getPassRegistry();
+  initializeNaryReassociateLegacyPassPass(Registry);
+  const PassInfo *Nary = Registry.getPassInfo(StringRef("nary-reassociate"));
+  if (Nary)
+    Config.insertPass(Nary->getTypeInfo(), nvregalloc::NonNegativeZextPassID);
+}
+
 static RegisterTargetPassConfigCallback InsertNvregallocPasses(
     [](TargetMachine &TM, PassManagerBase &, TargetPassConfig *Config) {
       if (!TM.getTargetTriple().isNVPTX())
         return;
+      insertNonNegativeZext(*Config);
       if (nvregalloc::CoalesceMode == NVRA_COALESCE_REPLACE_STOCK) {
         if (nvregalloc::stockJoiningOption())
           Config->insertPass(&TwoAddressInstructionPassID,

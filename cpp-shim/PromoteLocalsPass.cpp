@@ -16,9 +16,11 @@
 // - last in the middle end: nvregalloc-promote-locals-byval
 //   (DeadByvalStoresPass.cpp), -param again, -select (LocalSelectsPass.cpp),
 //   -align (LocalAlignPass.cpp), LLVM's InferAlignment, and -expand
-//   (ExpandLocalCopiesPass.cpp).
+//   (ExpandCopiesPass.cpp);
+// - in llc, right after NaryReassociate: nvregalloc-promote-locals-zext
+//   (NonNegativeZextPass.cpp).
 // This file holds the options they share, what they share of the facts, and
-// their places in the pipeline.
+// their places in the middle end (Plugin.cpp puts -zext in llc's).
 //
 //===----------------------------------------------------------------------===//
 
@@ -98,7 +100,7 @@ static ShowDefault InlineBudgetDefault(InlineBudget);
 
 static cl::opt<unsigned> MaxExpandedBytes(
     "nvregalloc-promote-max-expanded-bytes",
-    cl::desc("A memset or memcpy of a local longer than NVPTX lowers inline "
+    cl::desc("A memset or memcpy longer than NVPTX lowers inline "
              "(64 bytes), and of at most this many bytes, becomes loads and "
              "stores as wide as its alignment instead of a byte loop"),
     cl::init(NVRA_PROMOTE_DEFAULT_MAX_EXPANDED_BYTES));
@@ -199,8 +201,8 @@ void registerPromoteLocals(PassBuilder &Builder) {
       Builder, AlignPassArg);
   registerPassName<FunctionPassManager, LocalForwardingPass>(
       Builder, LocalForwardingPassArg);
-  registerPassName<FunctionPassManager, ExpandLocalCopiesPass>(
-      Builder, ExpandLocalCopiesPassArg);
+  registerPassName<FunctionPassManager, ExpandCopiesPass>(
+      Builder, ExpandCopiesPassArg);
   registerPassName<FunctionPassManager, LocalSelectsPass>(
       Builder, LocalSelectsPassArg);
   registerPassName<FunctionPassManager, ReadParamInPlacePass>(
@@ -233,7 +235,7 @@ void registerPromoteLocals(PassBuilder &Builder) {
         Last.addPass(LocalSelectsPass());
         Last.addPass(PromoteLocalsAlignPass());
         Last.addPass(InferAlignmentPass());
-        Last.addPass(ExpandLocalCopiesPass());
+        Last.addPass(ExpandCopiesPass());
         MPM.addPass(createModuleToFunctionPassAdaptor(std::move(Last)));
       });
 }

@@ -571,25 +571,25 @@ pub unsafe extern "C" fn nvra_selects_local(
         })
 }
 
-/// `promote::lower_local_copy` for the shim: width 0 (leave the copy to
+/// `promote::lower_copy` for the shim: width 0 (leave the copy to
 /// NVPTX, LLVM's behaviour) also on a mismatched ABI or a panic.
 ///
 /// # Safety
 /// `limits` and `copy` must point to the structs laid out as in nvregalloc.h.
 #[no_mangle]
-pub unsafe extern "C" fn nvra_lower_local_copy(
+pub unsafe extern "C" fn nvra_lower_copy(
     abi_version: u32,
     limits: *const NvraPromoteLimits,
-    copy: *const NvraLocalCopy,
+    copy: *const NvraMemCopy,
 ) -> NvraCopyLowering {
     init_logging();
     let nvptx = NvraCopyLowering { width: 0, loop_: 0, reserved: 0 };
     if abi_version != NVRA_ABI_VERSION {
         return nvptx;
     }
-    let facts = promote::LocalCopy { bytes: (*copy).bytes, align: (*copy).align };
+    let facts = promote::MemCopy { bytes: (*copy).bytes, align: (*copy).align, on_chip: (*copy).on_chip != 0 };
     let lowering = panic::catch_unwind(AssertUnwindSafe(|| {
-        promote::lower_local_copy(&facts, &limits_from_abi(&*limits))
+        promote::lower_copy(&facts, &limits_from_abi(&*limits))
     }));
     match lowering {
         Ok(promote::CopyLowering::Expanded { width }) => NvraCopyLowering { width, ..nvptx },

@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bump on any change to a struct below or to the meaning of a field. */
-#define NVRA_ABI_VERSION 31u
+#define NVRA_ABI_VERSION 32u
 
 /* Sentinel for "no register" / "no tie" in 32-bit index fields. */
 #define NVRA_NONE 0xffffffffu
@@ -367,9 +367,10 @@ typedef struct NvraPromoteLimits {
                                        unrolled, when it is this small */
   uint32_t max_selects;        /* ... and its data-dependent accesses reach
                                   at most this many elements in all */
-  uint32_t max_expanded_bytes; /* memset/memcpy of a local: expanded into
-                                  wide accesses up to this many bytes, a
-                                  loop of them beyond */
+  uint32_t max_expanded_bytes; /* memset/memcpy over the 64 bytes NVPTX
+                                  lowers inline: expanded into wide
+                                  accesses up to this many bytes, a loop of
+                                  them beyond */
   uint32_t rolled_insts_per_select; /* a loop with a constant trip count
                                        over an array small enough for
                                        selects stays rolled, its accesses
@@ -598,12 +599,15 @@ uint32_t nvra_selects_local(uint32_t abi_version,
                             const NvraPromoteLimits *limits,
                             const NvraDynamicLocal *local);
 
-/* A memset or memcpy of a local, of a constant length, with the alignment
- * of its pointers (a memcpy's: the smaller of its two). */
-typedef struct NvraLocalCopy {
+/* A memset or memcpy of a constant length, with the alignment of its
+ * pointers (a memcpy's: the smaller of its two). */
+typedef struct NvraMemCopy {
   uint64_t bytes;
   uint64_t align;
-} NvraLocalCopy;
+  uint32_t on_chip; /* bool: each pointer points into a local or into shared
+                       memory, none may reach global memory */
+  uint32_t reserved;
+} NvraMemCopy;
 
 /* How to lower the copy. */
 typedef struct NvraCopyLowering {
@@ -614,9 +618,9 @@ typedef struct NvraCopyLowering {
   uint32_t reserved;
 } NvraCopyLowering;
 
-NvraCopyLowering nvra_lower_local_copy(uint32_t abi_version,
-                                       const NvraPromoteLimits *limits,
-                                       const NvraLocalCopy *copy);
+NvraCopyLowering nvra_lower_copy(uint32_t abi_version,
+                                 const NvraPromoteLimits *limits,
+                                 const NvraMemCopy *copy);
 
 /* A local whose one write is a copy of its whole size from a kernel's
  * by-value parameter, at a constant offset into it: clang's copy of the

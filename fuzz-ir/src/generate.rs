@@ -752,14 +752,15 @@ impl Generator<'_> {
         });
     }
 
-    /// A fresh local `[N x i32]`, N from 17 to 32 (over the 64 bytes NVPTX
-    /// sets or copies inline), set by a memset of a constant byte, written at
-    /// a data-dependent index, copied whole by a memcpy into another and read
-    /// back from it at one: the memsets and memcpys that
-    /// nvregalloc-promote-locals-expand makes wide accesses of, at 4- or
-    /// 16-byte alignment.
+    /// A fresh local `[N x i32]`, N from 4 to 32 (on both sides of the 64
+    /// bytes NVPTX sets or copies inline, in accesses of at most 8 bytes),
+    /// set by a memset of a constant byte, written at a data-dependent
+    /// index, copied whole by a memcpy into another and read back from it at
+    /// one: the memsets and memcpys that nvregalloc-promote-locals-expand
+    /// makes wide accesses of, at 4- or 16-byte alignment (under 64 bytes,
+    /// at 16 only).
     unsafe fn local_fill(&mut self, depth: u32) {
-        let n = 17 + self.choices.below(16);
+        let n = 4 + self.choices.below(29);
         let ty = LLVMArrayType2(self.int(32), u64::from(n));
         let (from, to) = (self.entry_alloca(ty), self.entry_alloca(ty));
         let align = if self.choices.chance(2) { 16 } else { 4 };

@@ -21,8 +21,7 @@
 //! neither. Other rewrites free what clang leaves in local memory where nvcc
 //! does not: a by-value kernel parameter's copy read in place
 //! (`read_param_in_place`), small locals indexed by data made selects
-//! (`selects_local`), long memsets and memcpys of locals made wide
-//! (`lower_local_copy`), what stays in memory aligned as nvcc aligns it
+//! (`selects_local`), memsets and memcpys made wide (`lower_copy`), what stays in memory aligned as nvcc aligns it
 //! (`local_alignment`). This module knows no LLVM: facts in, verdicts out.
 
 pub mod nest;
@@ -47,7 +46,7 @@ pub struct Limits {
     /// `selects_local`: at most this many elements read or written in all
     /// (one select each) for one array's accesses at data-dependent offsets.
     pub max_selects: u32,
-    /// A memset or memcpy of a local longer than NVPTX lowers inline is
+    /// A memset or memcpy longer than NVPTX lowers inline is
     /// expanded into wide accesses up to this many bytes (ptxas issues an
     /// expanded memcpy's loads ahead of its stores, so a long one costs
     /// registers).
@@ -211,9 +210,9 @@ pub struct LocalSlot {
     pub varies_in_loop: bool,
 }
 
-/// The widest load or store of local memory: 16 bytes (`ld.local.v4.b32`,
-/// `ld.local.v2.f64`).
-const WIDEST_LOCAL_ACCESS: u64 = 16;
+/// The widest load or store NVPTX makes of local or shared memory, and of
+/// global memory before sm_100: 16 bytes (`ld.v4.b32`, `ld.v2.f64`).
+const WIDEST_ACCESS: u64 = 16;
 
 /// The alignment for a local: 16 bytes, as nvcc aligns its local arrays,
 /// where the backend's load-store vectorizer can then make one 16-byte
@@ -237,8 +236,8 @@ const WIDEST_LOCAL_ACCESS: u64 = 16;
 pub fn local_alignment(slot: &LocalSlot, limits: &Limits) -> u64 {
     let stays_in_memory =
         slot.address_escapes || slot.varies_in_loop || slot.bytes > u64::from(limits.max_dynamic_array_bytes);
-    if slot.bytes >= WIDEST_LOCAL_ACCESS && stays_in_memory {
-        slot.align.max(WIDEST_LOCAL_ACCESS)
+    if slot.bytes >= WIDEST_ACCESS && stays_in_memory {
+        slot.align.max(WIDEST_ACCESS)
     } else {
         slot.align
     }
@@ -350,26 +349,30 @@ pub fn rolled_with_selects(selects_per_iteration: u64, iteration_insts: u32, lim
 }
 
 /// The longest memset or memcpy NVPTX lowers inline, as loads and stores
-/// as wide as its alignment allows. LLVM 22's NVPTXLowerAggrCopies turns a
+/// as wide as its alignment allows up to 8 bytes (it has no vector type for
+/// them). LLVM 22's NVPTXLowerAggrCopies turns a
 /// longer one into a loop of single-byte accesses (its source says 128
 /// bytes; llc 22.1.8 loops from 65 on: `tests/lit/promote-locals-expand.ll`
 /// shows both sides of the line).
 pub const NVPTX_INLINE_COPY_BYTES: u64 = 64;
 
-/// A memset or memcpy of a local (either end of a memcpy), of a constant
-/// length.
+/// A memset or memcpy of a constant length, in any state space.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LocalCopy {
+pub struct MemCopy {
     pub bytes: u64,
     /// The alignment its pointers are known to have (a memcpy's: the smaller
     /// of its two), in bytes.
     pub align: u64,
+    /// Each pointer points into a local or into shared memory: none may
+    /// reach global memory.
+    pub on_chip: bool,
 }
 
-/// How a memset or memcpy of a local is lowered.
+/// How a memset or memcpy is lowered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CopyLowering {
-    /// As NVPTX does: inline up to 64 bytes, a loop of byte accesses beyond.
+    /// As NVPTX does: inline up to 64 bytes, in accesses of up to 8 bytes, a
+    /// loop of byte accesses beyond.
     Nvptx,
     /// Straight-line loads and stores of `width` bytes.
     Expanded { width: u64 },
@@ -378,7 +381,7 @@ pub enum CopyLowering {
     Loop { width: u64 },
 }
 
-/// How to lower a local's memset or memcpy. Clang zeroes a local array
+/// How to lower a memset or memcpy. Clang zeroes a local array
 /// (`double t[17] = {0}`, or a loop the middle end makes a memset of) with
 /// one memset; over 64 bytes NVPTX makes it a loop of byte stores, which
 /// ptxas unrolls into as many `STL.U8` (HeCBench's romberg: 136 for one
@@ -392,9 +395,26 @@ pub enum CopyLowering {
 /// `STL.U8` a pass, then takes 2,048 16-byte stores in all, not 32,768.
 /// Not under 4-byte alignment, where the accesses would be as narrow as
 /// NVPTX's, only more of them.
-pub fn lower_local_copy(copy: &LocalCopy, limits: &Limits) -> CopyLowering {
-    let width = copy.align.min(WIDEST_LOCAL_ACCESS);
-    if copy.bytes <= NVPTX_INLINE_COPY_BYTES || width < 4 || !width.is_power_of_two() {
+///
+/// Within NVPTX's 64 bytes, a copy at 16-byte alignment between locals and
+/// shared memory takes 16-byte accesses, half as many as NVPTX's 8-byte
+/// ones: clang copies a `float4` assigned through pointers (`*a = *b`) with
+/// a 16-byte memcpy, which nvcc makes one `ld.v4` and one `st.v4`
+/// (HeCBench's shmembench swaps `float4`s in shared memory: three `LDS` a
+/// swap, not nvcc's two; 1,130 SASS instructions to 805, nvcc's). Not where
+/// either end may be global memory: the copy there is no price of local
+/// memory, and the wider loads changed registers both ways on HeCBench
+/// (match: loading `float4`s from global into shared memory, one kernel
+/// gained an occupancy step and two lost one, 64 warps to 48; three
+/// global-to-global copies in aligned-types took 2 registers more each).
+/// A 16-byte access needs four registers in an aligned group, which
+/// ptxas's allocation weighs differently from two pairs, and loop strength
+/// reduction sees the loads' addresses where it saw a call.
+pub fn lower_copy(copy: &MemCopy, limits: &Limits) -> CopyLowering {
+    let width = copy.align.min(WIDEST_ACCESS);
+    if copy.bytes <= NVPTX_INLINE_COPY_BYTES && copy.on_chip && width == WIDEST_ACCESS && copy.bytes >= width {
+        CopyLowering::Expanded { width }
+    } else if copy.bytes <= NVPTX_INLINE_COPY_BYTES || width < 4 || !width.is_power_of_two() {
         CopyLowering::Nvptx
     } else if copy.bytes <= u64::from(limits.max_expanded_bytes) {
         CopyLowering::Expanded { width }
@@ -591,13 +611,24 @@ mod tests {
     #[test]
     fn copies_over_the_inline_limit_expand_as_wide_as_aligned() {
         use CopyLowering::*;
-        let copy = |bytes, align| lower_local_copy(&LocalCopy { bytes, align }, &LIMITS);
+        let copy = |bytes, align| lower_copy(&MemCopy { bytes, align, on_chip: true }, &LIMITS);
         assert_eq!(copy(136, 16), Expanded { width: 16 });
         assert_eq!(copy(512, 8), Expanded { width: 8 });
         assert_eq!(copy(180, 4), Expanded { width: 4 });
         assert_eq!(copy(256, 32), Expanded { width: 16 });
-        // NVPTX lowers these inline already.
-        assert_eq!(copy(64, 16), Nvptx);
+        // Within NVPTX's inline 64 bytes, 16-byte accesses where NVPTX's are
+        // 8 bytes at most; nothing to gain under 16-byte alignment or 16
+        // bytes.
+        assert_eq!(copy(64, 16), Expanded { width: 16 });
+        assert_eq!(copy(16, 32), Expanded { width: 16 });
+        assert_eq!(copy(24, 16), Expanded { width: 16 });
+        assert_eq!(copy(64, 8), Nvptx);
+        assert_eq!(copy(12, 16), Nvptx);
+        // ... and not where an end may be global memory; over 64 bytes, in
+        // any state space.
+        let global = |bytes, align| lower_copy(&MemCopy { bytes, align, on_chip: false }, &LIMITS);
+        assert_eq!(global(16, 16), Nvptx);
+        assert_eq!(global(136, 16), Expanded { width: 16 });
         // Byte or halfword accesses: no fewer than the loop makes.
         assert_eq!(copy(136, 2), Nvptx);
         assert_eq!(copy(1024, 16), Expanded { width: 16 });

@@ -1,10 +1,11 @@
 ; nvregalloc-promote-locals-expand (part of nvregalloc-promote-locals, last
-; in the middle end): a memset or memcpy of a local, of a constant length
-; over the 64 bytes NVPTX lowers inline, becomes loads and stores as wide as
-; the pointers' alignment; over -nvregalloc-promote-max-expanded-bytes (512),
-; a loop of them that ptxas leaves rolled. NVPTX makes either a loop of byte
+; in the middle end): a memset or memcpy of a constant length over the 64
+; bytes NVPTX lowers inline becomes loads and stores as wide as the
+; pointers' alignment; over -nvregalloc-promote-max-expanded-bytes (512), a
+; loop of them that ptxas leaves rolled. NVPTX makes either a loop of byte
 ; accesses (HeCBench's romberg zeroes a 136-byte array so: ptxas unrolls it
-; into 136 STL.U8, where nvcc makes 17 STL.64).
+; into 136 STL.U8, where nvcc makes 17 STL.64). A shorter one at 16-byte
+; alignment takes 16-byte accesses, where NVPTX's are 8 bytes at most.
 ; RUN: %opt_plugin -passes=nvregalloc-promote-locals-expand %s -S -o - | FileCheck %s
 ; RUN: %opt_plugin -passes=nvregalloc-promote-locals-expand -nvregalloc-promote-locals=false %s -S -o - \
 ; RUN:   | FileCheck %s --check-prefix=OFF
@@ -48,8 +49,8 @@ declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
 ; STOCK-LABEL: .entry zeroed(
 ; STOCK:       st.local.b8 {{.*}}, 0;
 ; STOCK:       bra
-; REMARK:      remark: {{.*}}function zeroed: memset of 136 bytes of a local: 9 stores of up to 16 bytes, not a loop over each byte
-; REMARK:      remark: {{.*}}function copied: memcpy of 80 bytes of a local: 5 loads and as many stores of up to 16 bytes, not a loop over each byte
+; REMARK:      remark: {{.*}}function zeroed: memset of 136 bytes: 9 stores of up to 16 bytes, where NVPTX's would be narrower
+; REMARK:      remark: {{.*}}function copied: memcpy of 80 bytes: 5 loads and as many stores of up to 16 bytes, where NVPTX's would be narrower
 define ptx_kernel void @zeroed(ptr %out, i32 %i, float %x) {
   %a = alloca [34 x float], align 16
   call void @llvm.memset.p0.i64(ptr align 16 %a, i8 0, i64 136, i1 false)
@@ -100,10 +101,11 @@ define ptx_kernel void @copied(ptr align 16 %in, ptr %out, i32 %i) {
   ret void
 }
 
-; 64 bytes: NVPTX stores them inline (no loop in stock's PTX), so the pass
-; leaves them; 65 bytes already make stock's loop.
+; 64 bytes: NVPTX stores them inline (no loop in stock's PTX), 8 bytes at a
+; time, so at 8-byte alignment the pass leaves them; 65 bytes already make
+; stock's loop.
 ; CHECK-LABEL: define ptx_kernel void @at_the_line(
-; CHECK:       call void @llvm.memset.p0.i64(ptr align 16 %a, i8 0, i64 64, i1 false)
+; CHECK:       call void @llvm.memset.p0.i64(ptr align 8 %a, i8 0, i64 64, i1 false)
 ; CHECK-NOT:   llvm.memset
 ; CHECK:       ret void
 ; STOCK-LABEL: .entry at_the_line(
@@ -112,9 +114,9 @@ define ptx_kernel void @copied(ptr align 16 %in, ptr %out, i32 %i) {
 ; STOCK:       st.local.b8
 ; STOCK:       bra
 define ptx_kernel void @at_the_line(ptr %out, i32 %i) {
-  %a = alloca [16 x float], align 16
+  %a = alloca [16 x float], align 8
   %b = alloca [17 x float], align 16
-  call void @llvm.memset.p0.i64(ptr align 16 %a, i8 0, i64 64, i1 false)
+  call void @llvm.memset.p0.i64(ptr align 8 %a, i8 0, i64 64, i1 false)
   %p = getelementptr inbounds [16 x float], ptr %a, i64 0, i32 %i
   %v = load float, ptr %p, align 4
   store float %v, ptr %out, align 4
@@ -125,18 +127,16 @@ define ptx_kernel void @at_the_line(ptr %out, i32 %i) {
   ret void
 }
 
-; Left to NVPTX: byte-aligned (the accesses would be bytes anyway), not a
-; local, volatile, and a value known only at run time.
+; Left to NVPTX: byte-aligned (the accesses would be bytes anyway),
+; volatile, and a value known only at run time.
 ; CHECK-LABEL: define ptx_kernel void @left(
 ; CHECK:       call void @llvm.memset.p0.i64(ptr align 1 %a, i8 0, i64 100, i1 false)
-; CHECK:       call void @llvm.memset.p0.i64(ptr align 16 %out, i8 0, i64 256, i1 false)
 ; CHECK:       call void @llvm.memset.p0.i64(ptr align 16 %b, i8 0, i64 256, i1 true)
 ; CHECK:       call void @llvm.memset.p0.i64(ptr align 16 %b, i8 %byte, i64 256, i1 false)
 define ptx_kernel void @left(ptr align 16 %out, i32 %i, i8 %byte) {
   %a = alloca [100 x i8], align 1
   %b = alloca [64 x float], align 16
   call void @llvm.memset.p0.i64(ptr align 1 %a, i8 0, i64 100, i1 false)
-  call void @llvm.memset.p0.i64(ptr align 16 %out, i8 0, i64 256, i1 false)
   call void @llvm.memset.p0.i64(ptr align 16 %b, i8 0, i64 256, i1 true)
   call void @llvm.memset.p0.i64(ptr align 16 %b, i8 %byte, i64 256, i1 false)
   %p = getelementptr inbounds [100 x i8], ptr %a, i64 0, i32 %i
@@ -164,12 +164,46 @@ define ptx_kernel void @left(ptr align 16 %out, i32 %i, i8 %byte) {
 ; PTX:         st.local.v4.b32
 ; PTX-NOT:     st.local.b8
 ; PTX:         ret;
-; REMARK:      remark: {{.*}}function too_long: memcpy of 1024 bytes of a local: 64 loads and as many stores of up to 16 bytes, in a loop left rolled, not a loop over each byte
+; REMARK:      remark: {{.*}}function too_long: memcpy of 1024 bytes: 64 loads and as many stores of up to 16 bytes, in a loop left rolled, where NVPTX's would be narrower
 define ptx_kernel void @too_long(ptr align 16 %in, ptr %out, i32 %i) {
   %a = alloca [256 x float], align 16
   call void @llvm.memcpy.p0.p0.i64(ptr align 16 %a, ptr align 16 %in, i64 1024, i1 false)
   %p = getelementptr inbounds [256 x float], ptr %a, i64 0, i32 %i
   %v = load float, ptr %p, align 4
   store float %v, ptr %out, align 4
+  ret void
+}
+
+; Not only locals: a float4 assigned through pointers, here in shared memory
+; (HeCBench's shmembench swaps them so), is a 16-byte memcpy that NVPTX makes
+; two 8-byte loads and stores, where nvcc makes one of 16 bytes; and a
+; 256-byte memset of global memory, which NVPTX makes a byte loop. A 16-byte
+; copy that may reach global memory is left to NVPTX.
+; CHECK-LABEL: define void @not_local(
+; CHECK-NOT:   llvm.mem
+; CHECK:       [[V:%.*]] = load <4 x i32>, ptr addrspace(3) %b, align 16
+; CHECK-NEXT:  store <4 x i32> [[V]], ptr addrspace(3) %a, align 16
+; CHECK-COUNT-16: store <4 x i32> zeroinitializer, ptr %{{.*}}, align 16
+; CHECK-NEXT:  call void @llvm.memcpy.p0.p3.i64(ptr align 16 %out, ptr addrspace(3) align 16 %b, i64 16, i1 false)
+; CHECK-NEXT:  ret void
+; PTX-LABEL:   .func not_local(
+; PTX:         ld.shared.v4.b32
+; PTX-NEXT:    st.shared.v4.b32
+; PTX-NOT:     ld.shared
+; PTX-COUNT-16: st.v4.b32
+; PTX-NOT:     st.b8
+; PTX:         ld.shared.b64
+; PTX:         ret;
+; STOCK-LABEL: .func not_local(
+; STOCK:       ld.shared.b64
+; STOCK:       ld.shared.b64
+; STOCK:       st.b8
+; REMARK:      remark: {{.*}}function not_local: memcpy of 16 bytes: 1 loads and as many stores of up to 16 bytes, where NVPTX's would be narrower
+declare void @llvm.memcpy.p3.p3.i64(ptr addrspace(3), ptr addrspace(3), i64, i1)
+declare void @llvm.memcpy.p0.p3.i64(ptr, ptr addrspace(3), i64, i1)
+define void @not_local(ptr addrspace(3) align 16 %a, ptr addrspace(3) align 16 %b, ptr align 16 %out) {
+  call void @llvm.memcpy.p3.p3.i64(ptr addrspace(3) align 16 %a, ptr addrspace(3) align 16 %b, i64 16, i1 false)
+  call void @llvm.memset.p0.i64(ptr align 16 %out, i8 0, i64 256, i1 false)
+  call void @llvm.memcpy.p0.p3.i64(ptr align 16 %out, ptr addrspace(3) align 16 %b, i64 16, i1 false)
   ret void
 }

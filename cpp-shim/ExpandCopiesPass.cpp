@@ -1,13 +1,16 @@
-//===- ExpandLocalCopiesPass.cpp - nvregalloc-promote-locals-expand -----===//
+//===- ExpandCopiesPass.cpp - nvregalloc-promote-locals-expand -----------===//
 //
 // Part of nvregalloc-promote-locals (PromoteLocalsPass.cpp), for NVPTX only,
-// off with it. A memset or memcpy of a local, of a constant length over the
-// 64 bytes NVPTX lowers inline. NVPTX makes a longer one a loop of byte
-// accesses, which ptxas unrolls (a zeroed 136-byte array: 136 STL.U8, where
-// nvcc makes 17 STL.64). It becomes loads and stores as wide as the
-// pointers' alignment, in the width promote::lower_local_copy chooses, or a
-// rolled loop of them past its limit. It runs last in the middle end, after
-// the alignment of locals, so that nothing merges them back.
+// off with it. A memset or memcpy of a constant length, in any state space.
+// NVPTX makes one over 64 bytes a loop of byte accesses, which ptxas unrolls
+// (a zeroed 136-byte local array: 136 STL.U8, where nvcc makes 17 STL.64),
+// and a shorter one accesses of at most 8 bytes (a float4 copied through
+// pointers: two 8-byte loads and stores, where nvcc makes one 16-byte
+// load and store; the pass reports whether both ends are locals or shared
+// memory, where the core widens those). It becomes loads and stores as wide as the pointers'
+// alignment, in the width promote::lower_copy chooses, or a rolled loop of
+// them past its limit. It runs last in the middle end, after the alignment
+// of locals, so that nothing merges them back.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +19,7 @@
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/Function.h"
@@ -24,6 +28,7 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/PatternMatch.h"
+#include "llvm/Support/NVPTXAddrSpace.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/Local.h"
 #include "llvm/Transforms/Utils/LoopUtils.h"
@@ -34,10 +39,18 @@ using namespace llvm::PatternMatch;
 namespace nvregalloc {
 
 namespace {
-/// Whether \p Ptr points into a local (an alloca) of \p F.
-bool pointsToLocal(const Value *Ptr, const Function &F) {
-  uint64_t Bytes = 0;
-  return localArray(Ptr, F, Bytes) != nullptr;
+/// Whether \p Ptr points into a local or into shared memory, where no
+/// global memory can be reached.
+bool pointsOnChip(const Value *Ptr) {
+  const Value *Object = getUnderlyingObject(Ptr);
+  auto InSpace = [](unsigned Space) {
+    return Space == NVPTXAS::ADDRESS_SPACE_SHARED ||
+           Space == NVPTXAS::ADDRESS_SPACE_LOCAL;
+  };
+  auto *Global = dyn_cast<GlobalVariable>(Object);
+  return isa<AllocaInst>(Object) ||
+         InSpace(Object->getType()->getPointerAddressSpace()) ||
+         (Global && InSpace(Global->getAddressSpace()));
 }
 
 /// The type of a \p Bytes-byte access: an integer, or four 32-bit ones for
@@ -59,7 +72,7 @@ Constant *filledWith(Type *Ty, const APInt &Byte) {
 }
 } // namespace
 
-PreservedAnalyses ExpandLocalCopiesPass::run(Function &F,
+PreservedAnalyses ExpandCopiesPass::run(Function &F,
                                              FunctionAnalysisManager &) {
   if (!promotesLocals(F))
     return PreservedAnalyses::all();
@@ -77,9 +90,7 @@ PreservedAnalyses ExpandLocalCopiesPass::run(Function &F,
     auto *Transfer = dyn_cast<MemCpyInst>(Copy);
     // A memset of a value known only at run time is rare: left to NVPTX.
     auto *Byte = Set ? dyn_cast<ConstantInt>(Set->getValue()) : nullptr;
-    if ((Set && !Byte) ||
-        !(pointsToLocal(Copy->getRawDest(), F) ||
-          (Transfer && pointsToLocal(Transfer->getRawSource(), F))))
+    if (Set && !Byte)
       continue;
     Align DestAlign = std::max(Copy->getDestAlign().valueOrOne(),
                                getKnownAlignment(Copy->getRawDest(), DL));
@@ -87,11 +98,13 @@ PreservedAnalyses ExpandLocalCopiesPass::run(Function &F,
         Transfer ? std::max(Transfer->getSourceAlign().valueOrOne(),
                             getKnownAlignment(Transfer->getRawSource(), DL))
                  : DestAlign;
-    NvraLocalCopy Facts{};
+    NvraMemCopy Facts{};
     Facts.bytes = cast<ConstantInt>(Copy->getLength())->getZExtValue();
     Facts.align = std::min(DestAlign, SourceAlign).value();
+    Facts.on_chip = pointsOnChip(Copy->getRawDest()) &&
+                    (!Transfer || pointsOnChip(Transfer->getRawSource()));
     NvraCopyLowering Lowering =
-        nvra_lower_local_copy(NVRA_ABI_VERSION, &Limits, &Facts);
+        nvra_lower_copy(NVRA_ABI_VERSION, &Limits, &Facts);
     uint64_t Width = Lowering.width;
     if (Width == 0 || !isPowerOf2_64(Width))
       continue;
@@ -148,14 +161,14 @@ PreservedAnalyses ExpandLocalCopiesPass::run(Function &F,
       Offset += Size;
     }
     F.getContext().diagnose(
-        OptimizationRemark(ExpandLocalCopiesPassArg, "ExpandLocalCopy", Copy)
+        OptimizationRemark(ExpandCopiesPassArg, "ExpandCopy", Copy)
         << "function " << F.getName() << ": " << (Set ? "memset" : "memcpy")
-        << " of " << ore::NV("Bytes", Facts.bytes) << " bytes of a local: "
+        << " of " << ore::NV("Bytes", Facts.bytes) << " bytes: "
         << ore::NV("Pieces", Pieces)
         << (Set ? " stores" : " loads and as many stores") << " of up to "
         << ore::NV("Width", Width) << " bytes"
         << (Lowering.loop ? ", in a loop left rolled" : "")
-        << ", not a loop over each byte");
+        << ", where NVPTX's would be narrower");
     Copy->eraseFromParent();
     Changed = true;
   }
