@@ -587,10 +587,10 @@ pub unsafe extern "C" fn nvra_lower_copy(
     if abi_version != NVRA_ABI_VERSION {
         return nvptx;
     }
-    let facts = promote::MemCopy { bytes: (*copy).bytes, align: (*copy).align, on_chip: (*copy).on_chip != 0 };
-    let lowering = panic::catch_unwind(AssertUnwindSafe(|| {
-        promote::lower_copy(&facts, &limits_from_abi(&*limits))
-    }));
+    let facts =
+        promote::MemCopy { bytes: (*copy).bytes, align: (*copy).align, on_chip: (*copy).on_chip != 0 };
+    let lowering =
+        panic::catch_unwind(AssertUnwindSafe(|| promote::lower_copy(&facts, &limits_from_abi(&*limits))));
     match lowering {
         Ok(promote::CopyLowering::Expanded { width }) => NvraCopyLowering { width, ..nvptx },
         Ok(promote::CopyLowering::Loop { width }) => NvraCopyLowering { width, loop_: 1, ..nvptx },

@@ -412,7 +412,8 @@ pub enum CopyLowering {
 /// reduction sees the loads' addresses where it saw a call.
 pub fn lower_copy(copy: &MemCopy, limits: &Limits) -> CopyLowering {
     let width = copy.align.min(WIDEST_ACCESS);
-    if copy.bytes <= NVPTX_INLINE_COPY_BYTES && copy.on_chip && width == WIDEST_ACCESS && copy.bytes >= width {
+    if copy.bytes <= NVPTX_INLINE_COPY_BYTES && copy.on_chip && width == WIDEST_ACCESS && copy.bytes >= width
+    {
         CopyLowering::Expanded { width }
     } else if copy.bytes <= NVPTX_INLINE_COPY_BYTES || width < 4 || !width.is_power_of_two() {
         CopyLowering::Nvptx

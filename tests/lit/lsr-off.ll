@@ -21,11 +21,13 @@
 ; RUN:   | FileCheck %s --check-prefix=RESTORED
 ;
 ; The gate is in the pipeline only with a function-options file, in the loop
-; pass manager that runs LSR; with `lsr=on` everywhere the PTX is stock's.
+; pass manager that runs LSR; with `lsr=on` everywhere the PTX is stock's
+; (and with promote=off, whose nvregalloc-promote-locals-zext runs in llc:
+; it makes k_off's index a zero extension).
 ; RUN: %llc_plugin -nvregalloc-function-options=%t.nvra -debug-pass=Structure %s -o /dev/null 2>&1 \
 ; RUN:   | FileCheck %s --check-prefix=PIPELINE
 ; RUN: %llc_plugin -debug-pass=Structure %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=NO-GATE
-; RUN: echo "* coalesce=off color=off pressure=off lsr=on" > %t.stock
+; RUN: echo "* coalesce=off color=off pressure=off lsr=on promote=off" > %t.stock
 ; RUN: %llc_plugin -nvregalloc-function-options=%t.stock %s -o %t.stock.ptx
 ; RUN: %llc_nvptx %s -o %t.llc.ptx
 ; RUN: diff %t.llc.ptx %t.stock.ptx
@@ -42,12 +44,12 @@
 ; CHECK-COUNT-3: add.s64 {{.*}}, 1024;
 ; CHECK-LABEL: .entry k_off(
 ; CHECK:       $L__BB1_2:
-; CHECK:       mul.wide.s32 [[OFFSET:%rd[0-9]+]], %r{{[0-9]+}}, 4;
+; CHECK:       mul.wide.{{[su]}}32 [[OFFSET:%rd[0-9]+]], %r{{[0-9]+}}, 4;
 ; CHECK-COUNT-3: add.s64 %rd{{[0-9]+}}, %rd{{[0-9]+}}, [[OFFSET]];
 ; CHECK-NOT:   1024
 ; CHECK:       ret;
 ; CHECK-LABEL: .entry k_noinline(
-; CHECK:       mul.wide.s32
+; CHECK:       mul.wide.{{[su]}}32
 ; CHECK-NOT:   1024
 ; CHECK:       ret;
 
