@@ -5,12 +5,12 @@
 // NVPTX makes one over 64 bytes a loop of byte accesses, which ptxas unrolls
 // (a zeroed 136-byte local array: 136 STL.U8, where nvcc makes 17 STL.64),
 // and a shorter one accesses of at most 8 bytes (a float4 copied through
-// pointers: two 8-byte loads and stores, where nvcc makes one 16-byte
-// load and store; the pass reports whether both ends are locals or shared
-// memory, where the core widens those). It becomes loads and stores as wide as the pointers'
-// alignment, in the width promote::lower_copy chooses, or a rolled loop of
-// them past its limit. It runs last in the middle end, after the alignment
-// of locals, so that nothing merges them back.
+// pointers: two 8-byte loads and stores, where nvcc makes one 16-byte load
+// and store; the pass reports whether both ends are locals or shared
+// memory, where the core widens those). It becomes loads and stores as wide
+// as the pointers' alignment, in the width promote::lower_copy chooses, or
+// a rolled loop of them past its limit. It runs last in the middle end,
+// after the alignment of locals, so that nothing merges them back.
 //
 //===----------------------------------------------------------------------===//
 
@@ -73,7 +73,7 @@ Constant *filledWith(Type *Ty, const APInt &Byte) {
 } // namespace
 
 PreservedAnalyses ExpandCopiesPass::run(Function &F,
-                                             FunctionAnalysisManager &) {
+                                        FunctionAnalysisManager &) {
   if (!promotesLocals(F))
     return PreservedAnalyses::all();
   const DataLayout &DL = F.getDataLayout();
