@@ -21,8 +21,8 @@
 //! neither. Other rewrites free what clang leaves in local memory where nvcc
 //! does not: a by-value kernel parameter's copy read in place
 //! (`read_param_in_place`), small locals indexed by data made selects
-//! (`selects_local`), memsets and memcpys made wide (`lower_copy`), what stays in memory aligned as nvcc aligns it
-//! (`local_alignment`). This module knows no LLVM: facts in, verdicts out.
+//! (`selects_local`), memsets and memcpys made wide (`lower_copy`), what
+//! stays in memory aligned as nvcc aligns it (`local_alignment`). This module knows no LLVM: facts in, verdicts out.
 
 pub mod nest;
 
@@ -350,10 +350,9 @@ pub fn rolled_with_selects(selects_per_iteration: u64, iteration_insts: u32, lim
 
 /// The longest memset or memcpy NVPTX lowers inline, as loads and stores
 /// as wide as its alignment allows up to 8 bytes (it has no vector type for
-/// them). LLVM 22's NVPTXLowerAggrCopies turns a
-/// longer one into a loop of single-byte accesses (its source says 128
-/// bytes; llc 22.1.8 loops from 65 on: `tests/lit/promote-locals-expand.ll`
-/// shows both sides of the line).
+/// them). LLVM 22's NVPTXLowerAggrCopies turns a longer one into a loop of
+/// single-byte accesses (its source says 128 bytes; llc 22.1.8 loops from 65
+/// on: `tests/lit/promote-locals-expand.ll` shows both sides of the line).
 pub const NVPTX_INLINE_COPY_BYTES: u64 = 64;
 
 /// A memset or memcpy of a constant length, in any state space.
@@ -412,10 +411,13 @@ pub enum CopyLowering {
 /// reduction sees the loads' addresses where it saw a call.
 pub fn lower_copy(copy: &MemCopy, limits: &Limits) -> CopyLowering {
     let width = copy.align.min(WIDEST_ACCESS);
-    if copy.bytes <= NVPTX_INLINE_COPY_BYTES && copy.on_chip && width == WIDEST_ACCESS && copy.bytes >= width
-    {
-        CopyLowering::Expanded { width }
-    } else if copy.bytes <= NVPTX_INLINE_COPY_BYTES || width < 4 || !width.is_power_of_two() {
+    if copy.bytes <= NVPTX_INLINE_COPY_BYTES {
+        if copy.on_chip && width == WIDEST_ACCESS && copy.bytes >= width {
+            CopyLowering::Expanded { width }
+        } else {
+            CopyLowering::Nvptx
+        }
+    } else if width < 4 || !width.is_power_of_two() {
         CopyLowering::Nvptx
     } else if copy.bytes <= u64::from(limits.max_expanded_bytes) {
         CopyLowering::Expanded { width }
