@@ -17,7 +17,8 @@
 // too many selects, used by a loop that does not fill it, and each loop
 // that steps an offset long beside the selects it would run); each local
 // gets a remark. It runs last in the middle end, after the unrollers, where
-// what is still a local would be local memory.
+// what is still a local would be local memory; a loop left rolled whose
+// accesses it makes selects is marked so for ptxas.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,6 +45,7 @@
 #include "llvm/IR/PatternMatch.h"
 #include "llvm/Support/KnownBits.h"
 #include "llvm/Transforms/Scalar/SROA.h"
+#include "llvm/Transforms/Utils/LoopUtils.h"
 
 using namespace llvm;
 using namespace llvm::PatternMatch;
@@ -272,6 +274,22 @@ public:
     return Found.ByData;
   }
 
+  /// Marks each loop that steps an offset llvm.loop.unroll.disable, once
+  /// its accesses are selects: the core took the selects for its
+  /// iterations being long beside them, and ptxas, which unrolls a short
+  /// loop by itself once LLVM has narrowed its counter to the selects' 32
+  /// bits, would make the copies that rule left out (HeCBench's wlcpow:
+  /// 1,809 SASS instructions unrolled so, 1,052 rolled).
+  void keepRolled(LLVMContext &Context) const {
+    MDNode *Disable = MDNode::get(
+        Context, {MDString::get(Context, "llvm.loop.unroll.disable")});
+    for (const auto &Walk : SelectsPerIteration) {
+      auto *L = const_cast<Loop *>(Walk.first);
+      L->setLoopID(makePostTransformationMetadata(Context, L->getLoopID(),
+                                                  {}, {Disable}));
+    }
+  }
+
   /// The facts: whether a runtime loop walks, and each other loop that
   /// does, kept in \p Loops, which must outlive \p Facts' use.
   void describe(NvraDynamicLocal &Facts,
@@ -312,9 +330,13 @@ void rewrite(Instruction &Access, Value *Offset, AllocaInst &Local,
         Builder.CreateConstInBoundsGEP1_64(Builder.getInt8Ty(), &Local, At),
         commonAlignment(Local.getAlign(), At));
   };
+  // Compared in 32 bits: an offset outside the local is undefined, and
+  // every one inside fits, so the low half decides. A 64-bit compare keeps
+  // the offset's register pair live through every select (HeCBench's s8n
+  // k_cube_select_two: 38 registers so, 35 in 32 bits).
+  Value *Narrow = Builder.CreateTrunc(Offset, Builder.getInt32Ty());
   auto IsAt = [&](uint64_t At) {
-    return Builder.CreateICmpEQ(Offset,
-                                ConstantInt::get(Offset->getType(), At));
+    return Builder.CreateICmpEQ(Narrow, Builder.getInt32(At));
   };
   if (auto *Load = dyn_cast<LoadInst>(&Access)) {
     // The first element where none other matches: the offset is one of
@@ -429,6 +451,7 @@ PreservedAnalyses LocalSelectsPass::run(Function &F,
       rewrite(*Uses->Dynamic[I], Targets[I].first, *Local, Uses->Element,
               Targets[I].second);
     eraseUnused(Uses->Pointers);
+    Walked.keepRolled(F.getContext());
     F.getContext().diagnose(
         Described(OptimizationRemark(LocalSelectsPassArg, "SelectLocal",
                                      Local))

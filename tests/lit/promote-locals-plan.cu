@@ -60,8 +60,10 @@ __global__ void scratch(const float *in, float *out, const int *idx) {
 // RUN:   -mllvm -nvregalloc-promote-rolled-insts-per-select=0 \
 // RUN:   -Rpass=nvregalloc-promote-locals-loops 2>&1 | FileCheck %s --check-prefix=UNROLLED
 // RUN: FileCheck %s --check-prefix=UNROLLED-PTX < %t.unrolled.ptx
+// The loop left rolled stays rolled in ptxas too.
 // CHECK-LABEL: .entry _Z6rolledPKfPf(
 // CHECK-NOT:   __local_depot
+// CHECK:       .pragma "nounroll";
 // CHECK-COUNT-9: ex2.approx
 // CHECK-NOT:   ex2.approx
 // CHECK:       ret;

@@ -24,8 +24,13 @@ declare void @sink(ptr)
 
 ; Sixteen ints, zeroed, then per point a read and a write at an even index
 ; (the octant times two, from comparisons): 8 elements each, 16 in all.
+; Each select compares the offset's low 32 bits, whatever its width: an
+; offset outside the local is undefined, and a 64-bit compare would keep the
+; offset's register pair live through the selects.
 ; CHECK-LABEL: define ptx_kernel void @nearest(
 ; CHECK-NOT:   alloca
+; CHECK:       [[LOW:%.*]] = trunc i64 %{{.*}} to i32
+; CHECK-NEXT:  icmp eq i32 [[LOW]], 8
 ; CHECK:       select
 ; CHECK:       ret void
 ; OFF-LABEL:   define ptx_kernel void @nearest(
@@ -36,6 +41,7 @@ declare void @sink(ptr)
 ; PTX-LABEL:   .entry nearest(
 ; PTX-NOT:     .local
 ; PTX-NOT:     ld.local
+; PTX-NOT:     setp.{{[a-z]+}}.b64
 ; PTX:         ret;
 ; STOCK-LABEL: .entry nearest(
 ; STOCK:       .local .align 4 .b8 __local_depot0[64];
@@ -230,10 +236,16 @@ exit:
 ; at most an eighth of it (-nvregalloc-promote-rolled-insts-per-select);
 ; read at constant offsets after it, the array needs no loop reusing it.
 ; A short iteration, or a runtime trip count, leaves the local as it was.
+; The loop is then marked to stay rolled (NVPTX prints .pragma "nounroll"):
+; ptxas unrolls a short loop by itself, making the copies the rule left out.
 ; CHECK-LABEL: define ptx_kernel void @filled_long(
 ; CHECK-NOT:   alloca
 ; CHECK:       select
+; CHECK:       br i1 %done, label %exit, label %loop, !llvm.loop [[ROLLED:![0-9]+]]
 ; CHECK:       ret void
+; PTX-LABEL:   .entry filled_long(
+; PTX:         .pragma "nounroll";
+; PTX:         ret;
 ; REMARK:      remark: {{.*}}function filled_long: local of 16 bytes indexed by data or a loop's counter, 1 such accesses reaching 4 elements in all: each becomes selects among them, the local registers
 define ptx_kernel void @filled_long(ptr %in, ptr %out) {
 entry:
@@ -397,3 +409,8 @@ exit:
   store float %r, ptr %out, align 4
   ret void
 }
+
+; Only the loop whose accesses were made selects is marked.
+; CHECK-NOT:   !llvm.loop
+; CHECK:       [[ROLLED]] = distinct !{[[ROLLED]], [[DISABLE:![0-9]+]]}
+; CHECK:       [[DISABLE]] = !{!"llvm.loop.unroll.disable"}
