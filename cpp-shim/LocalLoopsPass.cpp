@@ -36,11 +36,14 @@
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/ConstantRange.h"
 #include "llvm/IR/Metadata.h"
+#include "llvm/Support/KnownBits.h"
 #include "llvm/Transforms/Scalar/LoopPassManager.h"
 #include "llvm/Transforms/Utils/LoopUtils.h"
 
@@ -69,6 +72,37 @@ bool computedFromIterations(const Value *Ptr, const Loop &L) {
   return true;
 }
 
+/// The known bits of \p S with each recurrence in it at its start: an
+/// offset in each copy, once the loops stepping it are unrolled, less the
+/// constant the copy adds.
+KnownBits knownAtStart(const SCEV *S, const DataLayout &DL) {
+  unsigned Bits = S->getType()->getScalarSizeInBits();
+  if (const auto *Constant = dyn_cast<SCEVConstant>(S))
+    return KnownBits::makeConstant(Constant->getAPInt());
+  if (const auto *Rec = dyn_cast<SCEVAddRecExpr>(S))
+    return knownAtStart(Rec->getStart(), DL);
+  if (const auto *Unknown = dyn_cast<SCEVUnknown>(S))
+    return computeKnownBits(Unknown->getValue(), DL);
+  if (const auto *Cast = dyn_cast<SCEVCastExpr>(S)) {
+    KnownBits Inner = knownAtStart(Cast->getOperand(0), DL);
+    if (isa<SCEVZeroExtendExpr>(S))
+      return Inner.zext(Bits);
+    if (isa<SCEVSignExtendExpr>(S))
+      return Inner.sext(Bits);
+    if (isa<SCEVTruncateExpr>(S))
+      return Inner.trunc(Bits);
+    return KnownBits(Bits);
+  }
+  if (isa<SCEVAddExpr, SCEVMulExpr>(S)) {
+    KnownBits Result = knownAtStart(S->operands().front(), DL);
+    for (const SCEV *Op : S->operands().drop_front())
+      Result = isa<SCEVAddExpr>(S) ? KnownBits::add(Result, knownAtStart(Op, DL))
+                                   : KnownBits::mul(Result, knownAtStart(Op, DL));
+    return Result;
+  }
+  return KnownBits(Bits);
+}
+
 /// The facts of a function's loop nest over the local arrays one loop
 /// addresses, laid out as NvraNest.
 class NestFacts {
@@ -93,6 +127,8 @@ class NestFacts {
     NvraNestLoop Facts{};
     Facts.parent = indexOf(L->getParentLoop());
     Facts.trip_count = SE.getSmallConstantTripCount(L);
+    Facts.max_trip_count =
+        Facts.trip_count ? 0 : SE.getSmallConstantMaxTripCount(L);
     uint64_t Size = iterationSize(*L, SE);
     Facts.iteration_insts = Size > UINT32_MAX ? UINT32_MAX : Size;
     TransformationMode Mode = hasUnrollTransformation(L);
@@ -163,6 +199,17 @@ class NestFacts {
     else if (auto *Store = dyn_cast<StoreInst>(I))
       Size = DL.getTypeStoreSize(Store->getValueOperand()->getType());
     Facts.elements = Size ? std::max<uint64_t>(Bytes / Size, 1) : Bytes;
+    Facts.copy_elements =
+        isa<SCEVCouldNotCompute>(At) || !At->getType()->isIntegerTy() ||
+                !Size
+            ? Facts.elements
+            : std::max<uint64_t>(
+                  elementsAgreeing(knownAtStart(At, DL),
+                                   ConstantRange::getFull(
+                                       SE.getTypeSizeInBits(At->getType())),
+                                   Size, Bytes)
+                      .size(),
+                  1);
     Accesses.push_back(Facts);
   }
 
@@ -324,14 +371,25 @@ PreservedAnalyses PromoteLocalsLoopsPass::run(Loop &L, LoopAnalysisManager &,
   };
   switch (Plan.verdict) {
   case NVRA_LOOP_FULL_UNROLL: {
-    MDNode *Full = Mark("llvm.loop.unroll.full", nullptr);
+    // Only a bound known: unroll.full asks for the exact trip count, and
+    // unroll.enable has LLVM unroll by the bound (up to its
+    // -unroll-max-upperbound, which the core keeps to).
+    bool ByBound = Trips.trip_count == 0;
+    MDNode *Full = Mark(ByBound ? "llvm.loop.unroll.enable"
+                                : "llvm.loop.unroll.full",
+                        nullptr);
     L.setLoopID(
         makePostTransformationMetadata(Context, L.getLoopID(), {}, {Full}));
-    Context.diagnose(
-        Described(OptimizationRemark(LoopsPassArg, "UnrollForLocal",
-                                     L.getStartLoc(), L.getHeader()))
-        << "unrolled fully (about "
-        << ore::NV("UnrolledInsts", Plan.unrolled_insts) << " instructions)");
+    auto Remark = Described(OptimizationRemark(
+        LoopsPassArg, "UnrollForLocal", L.getStartLoc(), L.getHeader()));
+    if (ByBound)
+      Remark << "unrolled by its bound of "
+             << ore::NV("MaxTripCount", Trips.max_trip_count)
+             << " iterations (about ";
+    else
+      Remark << "unrolled fully (about ";
+    Context.diagnose(Remark << ore::NV("UnrolledInsts", Plan.unrolled_insts)
+                            << " instructions)");
     break;
   }
   case NVRA_LOOP_KEEP_ROLLED: {

@@ -209,16 +209,9 @@ public:
 /// \p Offset may be, as its known bits and range allow.
 SmallVector<uint64_t, 16> elementsAt(Value *Offset, uint64_t Size,
                                      uint64_t Bytes, const DataLayout &DL) {
-  KnownBits Known = computeKnownBits(Offset, DL);
-  ConstantRange Range = computeConstantRange(Offset, /*ForSigned=*/false);
-  SmallVector<uint64_t, 16> Elements;
-  for (uint64_t At = 0; At + Size <= Bytes; At += Size) {
-    APInt Value(Known.getBitWidth(), At);
-    if ((Value & Known.Zero).isZero() && (Value & Known.One) == Known.One &&
-        Range.contains(Value))
-      Elements.push_back(At);
-  }
-  return Elements;
+  return elementsAgreeing(
+      computeKnownBits(Offset, DL),
+      computeConstantRange(Offset, /*ForSigned=*/false), Size, Bytes);
 }
 
 /// The loops that step the offsets of a local's accesses into it, for the
@@ -412,6 +405,7 @@ PreservedAnalyses LocalSelectsPass::run(Function &F,
     SmallVector<std::pair<Value *, SmallVector<uint64_t, 16>>, 8> Targets;
     NvraDynamicLocal Facts{};
     Facts.bytes = Bytes;
+    Facts.accesses = Uses->Dynamic.size();
     Walks Walked(SE, LI);
     for (Instruction *Access : Uses->Dynamic) {
       Value *Offset = Offsets.of(getLoadStorePointerOperand(Access));

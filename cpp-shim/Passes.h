@@ -8,6 +8,8 @@
 #include "llvm/Support/CommandLine.h"
 
 namespace llvm {
+class ConstantRange;
+struct KnownBits;
 class Loop;
 class ScalarEvolution;
 } // namespace llvm
@@ -84,6 +86,11 @@ addresses(const llvm::Instruction &I);
 // IR instructions of one iteration of L, inner loops with a constant trip
 // count counted that many times.
 uint64_t iterationSize(const llvm::Loop &L, llvm::ScalarEvolution &SE);
+// The offsets of the elements of Size bytes within Bytes that an offset
+// with the known bits Known, within Range, may be.
+llvm::SmallVector<uint64_t, 16>
+elementsAgreeing(const llvm::KnownBits &Known, const llvm::ConstantRange &Range,
+                 uint64_t Size, uint64_t Bytes);
 // Whether Ptr, a pointer into Alloca, is at an offset that varies in a loop
 // (an add recurrence, as ScalarEvolution sees it): a loop walks the local.
 bool variesInLoop(const llvm::Value *Ptr, const llvm::AllocaInst &Alloca,

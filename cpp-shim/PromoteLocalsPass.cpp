@@ -31,11 +31,13 @@
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
 #include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/ConstantRange.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/KnownBits.h"
 #include "llvm/Transforms/Scalar/InferAlignment.h"
 
 using namespace llvm;
@@ -167,6 +169,19 @@ uint64_t iterationSize(const Loop &L, ScalarEvolution &SE) {
     Size += iterationSize(*Inner, SE) * Trips - instructionsIn(*Inner);
   }
   return Size;
+}
+
+SmallVector<uint64_t, 16> elementsAgreeing(const KnownBits &Known,
+                                           const ConstantRange &Range,
+                                           uint64_t Size, uint64_t Bytes) {
+  SmallVector<uint64_t, 16> Elements;
+  for (uint64_t At = 0; At + Size <= Bytes; At += Size) {
+    APInt Value(Known.getBitWidth(), At);
+    if ((Value & Known.Zero).isZero() && (Value & Known.One) == Known.One &&
+        Range.contains(Value))
+      Elements.push_back(At);
+  }
+  return Elements;
 }
 
 bool variesInLoop(const Value *Ptr, const AllocaInst &Alloca,

@@ -334,6 +334,7 @@ unsafe fn nest_from_abi(raw: &NvraNest) -> Option<nest::Nest> {
             Some(NestLoop {
                 parent,
                 trip_count: (l.trip_count != 0).then_some(l.trip_count),
+                max_trip_count: (l.trip_count == 0 && l.max_trip_count != 0).then_some(l.max_trip_count),
                 iteration_insts: l.iteration_insts,
                 source,
             })
@@ -370,6 +371,7 @@ unsafe fn nest_from_abi(raw: &NvraNest) -> Option<nest::Nest> {
                     .collect::<Option<_>>()?,
                 base,
                 elements: a.elements,
+                copy_elements: a.copy_elements,
                 from_iterations: a.from_iterations != 0,
             })
         })
@@ -556,6 +558,7 @@ pub unsafe extern "C" fn nvra_selects_local(
     let facts = promote::DynamicLocal {
         bytes: raw.bytes,
         selected: raw.selected,
+        accesses: raw.accesses,
         indexed_by_data: raw.indexed_by_data != 0,
         reused_in_loop: raw.reused_in_loop != 0,
         walked_by_runtime_loop: raw.walked_by_runtime_loop != 0,

@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bump on any change to a struct below or to the meaning of a field. */
-#define NVRA_ABI_VERSION 32u
+#define NVRA_ABI_VERSION 33u
 
 /* Sentinel for "no register" / "no tie" in 32-bit index fields. */
 #define NVRA_NONE 0xffffffffu
@@ -351,7 +351,7 @@ const char *nvra_function_options_syntax(void);
 #define NVRA_PROMOTE_DEFAULT_MAX_UNROLLED_INSTS 4000u
 #define NVRA_PROMOTE_DEFAULT_MAX_ARRAY_BYTES 1024u
 #define NVRA_PROMOTE_DEFAULT_INLINE_BUDGET 8000u
-#define NVRA_PROMOTE_DEFAULT_MAX_DYNAMIC_ARRAY_BYTES 64u
+#define NVRA_PROMOTE_DEFAULT_MAX_DYNAMIC_ARRAY_BYTES 128u
 #define NVRA_PROMOTE_DEFAULT_MAX_SELECTS 256u
 #define NVRA_PROMOTE_DEFAULT_MAX_COPIED_BYTES 64u
 #define NVRA_PROMOTE_DEFAULT_MAX_EXPANDED_BYTES 512u
@@ -397,10 +397,14 @@ typedef enum NvraSourceUnroll {
 typedef struct NvraNestLoop {
   uint32_t parent;          /* NVRA_NONE: an outermost loop */
   uint32_t trip_count;      /* 0: not a constant */
+  uint32_t max_trip_count;  /* trip_count 0: a constant the trip count never
+                               exceeds (an early exit, a bound from an outer
+                               counter); 0: none known */
   uint32_t iteration_insts; /* IR instructions of one iteration, inner loops
                                with constant trip counts counted that many
                                times */
   uint32_t source;          /* NvraSourceUnroll */
+  uint32_t reserved;
 } NvraNestLoop;
 
 typedef struct NvraNestArray {
@@ -436,6 +440,10 @@ typedef struct NvraNestAccess {
                                a constant (0 elsewhere) */
   uint64_t elements;        /* elements of its size the array holds: the
                                selects it takes at an offset not constant */
+  uint64_t copy_elements;   /* ... and those it may reach in each copy once
+                               the loops stepping it are unrolled: what the
+                               known bits of its offset leave with their
+                               counters at their first values */
 } NvraNestAccess;
 
 typedef struct NvraNest {
@@ -569,6 +577,7 @@ typedef struct NvraDynamicLocal {
   uint64_t bytes;
   uint64_t selected; /* elements those accesses may reach, summed over the
                         accesses */
+  uint64_t accesses; /* those accesses */
   uint32_t indexed_by_data; /* bool: data decides some access's offset */
   uint32_t reused_in_loop; /* bool: some data-dependent access is in a loop
                               that writes nothing of the local at a constant

@@ -59,8 +59,7 @@ pub struct Limits {
 }
 
 /// The array bytes `promote=small` (`choices::PROMOTE`) bounds every array
-/// limit to: what `Limits::max_dynamic_array_bytes` allows by default, 16
-/// floats.
+/// limit to: 16 floats.
 pub const SMALL_ARRAY_BYTES: u32 = 64;
 
 impl Limits {
@@ -210,6 +209,13 @@ pub struct LocalSlot {
     pub varies_in_loop: bool,
 }
 
+/// The largest local indexed by data that ptxas was seen to keep in
+/// registers by itself (16 ints). Larger ones promote-locals-select may still
+/// make registers (`Limits::max_dynamic_array_bytes`), but where it leaves
+/// one, ptxas leaves it in memory too: HeCBench's mt's 76-byte state, made
+/// no 16-byte accesses, took 13 LDL/STL where aligned it takes 9.
+const PTXAS_DYNAMIC_ARRAY_BYTES: u32 = 64;
+
 /// The widest load or store NVPTX makes of local or shared memory, and of
 /// global memory before sm_100: 16 bytes (`ld.v4.b32`, `ld.v2.f64`).
 const WIDEST_ACCESS: u64 = 16;
@@ -224,8 +230,9 @@ const WIDEST_ACCESS: u64 = 16;
 /// cannot keep in registers, because ptxas answers a changed local it would
 /// have kept in registers anyway with other registers: one whose address
 /// goes to a call, or that a rolled loop walks, or larger than ptxas keeps
-/// in registers when it is indexed by data
-/// (`Limits::max_dynamic_array_bytes`). Aligned regardless, libdevice's
+/// in registers when it is indexed by data (`PTXAS_DYNAMIC_ARRAY_BYTES`, or
+/// `Limits::max_dynamic_array_bytes` where that is less). Aligned
+/// regardless, libdevice's
 /// 28-byte sine reduction table cost HeCBench's mriQ a register and an
 /// occupancy step, and a 32-byte array of ssm's vllm kernels (stored at
 /// constant offsets, read at a data-dependent one) a step each; neither
@@ -234,8 +241,8 @@ const WIDEST_ACCESS: u64 = 16;
 /// data-dependent offset outside any loop): ptxas's choice depends on its
 /// register pressure, which the middle end does not know.
 pub fn local_alignment(slot: &LocalSlot, limits: &Limits) -> u64 {
-    let stays_in_memory =
-        slot.address_escapes || slot.varies_in_loop || slot.bytes > u64::from(limits.max_dynamic_array_bytes);
+    let ptxas_keeps = limits.max_dynamic_array_bytes.min(PTXAS_DYNAMIC_ARRAY_BYTES);
+    let stays_in_memory = slot.address_escapes || slot.varies_in_loop || slot.bytes > u64::from(ptxas_keeps);
     if slot.bytes >= WIDEST_ACCESS && stays_in_memory {
         slot.align.max(WIDEST_ACCESS)
     } else {
@@ -255,6 +262,8 @@ pub struct DynamicLocal {
     /// reach, summed over the accesses: what the offsets' known bits and
     /// ranges leave.
     pub selected: u64,
+    /// Those accesses.
+    pub accesses: u64,
     /// Data decides some access's offset.
     pub indexed_by_data: bool,
     /// Some data-dependent access is in a loop that writes nothing of the
@@ -309,12 +318,22 @@ pub fn selects_local(local: &DynamicLocal, limits: &Limits) -> SelectsVerdict {
         SelectsVerdict::WalkingLoop
     } else if local.bytes > u64::from(limits.max_dynamic_array_bytes)
         || local.selected > u64::from(limits.max_selects)
+        || local.selected > local.accesses.saturating_mul(MEAN_SELECTS_PER_ACCESS)
     {
         SelectsVerdict::OverLimits
     } else {
         SelectsVerdict::Selects
     }
 }
+
+/// The elements a data-dependent access may select among, on average over a
+/// local's: each such access costs a select per element where it cost one
+/// local load or store. 16, what any access to an array of 16 ints reaches:
+/// a 30-int table read at one data-dependent place in a loop took HeCBench's
+/// columnarSolver from 36 warps to 24 as registers, for 11 of its 167
+/// LDL/STL; s8n's buckets, 11 accesses of 8 elements each but for one of 32,
+/// became registers at nvcc's price.
+pub const MEAN_SELECTS_PER_ACCESS: u64 = 16;
 
 /// `selects_local`'s verdict: make the local scalars, or why not.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -325,7 +344,8 @@ pub enum SelectsVerdict {
     /// A loop that steps an offset has a runtime trip count, or is short
     /// beside its selects.
     WalkingLoop,
-    /// Over `Limits::max_dynamic_array_bytes` or `Limits::max_selects`.
+    /// Over `Limits::max_dynamic_array_bytes` or `Limits::max_selects`, or
+    /// over `MEAN_SELECTS_PER_ACCESS`.
     OverLimits,
 }
 
@@ -539,6 +559,10 @@ mod tests {
         assert_eq!(local_alignment(&slot(32, true, false), &LIMITS), 16);
         assert_eq!(local_alignment(&slot(48, false, true), &LIMITS), 16);
         assert_eq!(local_alignment(&slot(120, false, false), &LIMITS), 16);
+        // Selects may take up to 128 bytes; ptxas by itself, 64.
+        let wide = Limits { max_dynamic_array_bytes: 128, ..LIMITS };
+        assert_eq!(local_alignment(&slot(76, false, false), &wide), 16);
+        assert_eq!(local_alignment(&slot(64, false, false), &wide), 4);
         assert_eq!(local_alignment(&LocalSlot { align: 32, ..slot(128, false, false) }, &LIMITS), 32);
         // Small enough for ptxas to keep in registers, read at data-dependent
         // offsets only, and not escaping: left as it is.
@@ -549,11 +573,12 @@ mod tests {
 
     #[test]
     fn locals_indexed_by_data_become_selects_when_small_and_few() {
-        let local = |bytes, selected| {
+        let local = |bytes, selected, accesses| {
             selects_local(
                 &DynamicLocal {
                     bytes,
                     selected,
+                    accesses,
                     indexed_by_data: true,
                     reused_in_loop: true,
                     walked_by_runtime_loop: false,
@@ -562,12 +587,19 @@ mod tests {
                 &LIMITS,
             )
         };
-        assert_eq!(local(64, 100), SelectsVerdict::Selects);
-        assert_eq!(local(65, 1), SelectsVerdict::OverLimits);
-        assert_eq!(local(64, 101), SelectsVerdict::OverLimits);
+        assert_eq!(local(64, 100, 7), SelectsVerdict::Selects);
+        assert_eq!(local(65, 1, 1), SelectsVerdict::OverLimits);
+        assert_eq!(local(64, 101, 7), SelectsVerdict::OverLimits);
+        // A table read at one data-dependent place that may be any of 30
+        // elements: 30 selects where there was one local load. Three reads
+        // of 50 in all average 16 and 2/3.
+        assert_eq!(local(64, 30, 1), SelectsVerdict::OverLimits);
+        assert_eq!(local(64, 32, 2), SelectsVerdict::Selects);
+        assert_eq!(local(64, 50, 3), SelectsVerdict::OverLimits);
         let once = DynamicLocal {
             bytes: 28,
             selected: 21,
+            accesses: 3,
             indexed_by_data: true,
             reused_in_loop: false,
             walked_by_runtime_loop: false,
@@ -590,6 +622,7 @@ mod tests {
         let filled = DynamicLocal {
             bytes: 36,
             selected: 9,
+            accesses: 1,
             indexed_by_data: false,
             reused_in_loop: false,
             walked_by_runtime_loop: false,

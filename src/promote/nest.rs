@@ -44,10 +44,26 @@ pub struct NestLoop {
     pub parent: Option<LoopId>,
     /// `None`: the trip count is not a constant.
     pub trip_count: Option<u32>,
+    /// Where the trip count is not a constant, a constant it never
+    /// exceeds (an early exit, or a bound from an outer loop's counter).
+    pub max_trip_count: Option<u32>,
     /// IR instructions of one iteration, inner loops with a constant trip
     /// count counted that many times.
     pub iteration_insts: u32,
     pub source: SourceUnroll,
+}
+
+/// The most iterations LLVM unrolls a loop by when only a bound on its trip
+/// count is known: its `-unroll-max-upperbound` (8), up to which the
+/// `llvm.loop.unroll.enable` the shim marks such a loop with unrolls it.
+pub const MAX_BOUNDED_TRIPS: u32 = 8;
+
+impl NestLoop {
+    /// The copies unrolling it fully makes: its trip count, or the bound
+    /// LLVM unrolls it by.
+    fn unrolled_trips(&self) -> Option<u32> {
+        self.trip_count.or(self.max_trip_count.filter(|&bound| bound <= MAX_BOUNDED_TRIPS))
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,6 +102,11 @@ pub struct Access {
     /// How many of the array's elements it may reach: the selects it takes
     /// where its offset is not a constant.
     pub elements: u64,
+    /// How many it may reach once the loops that step it are unrolled, in
+    /// each copy: what the offset's known bits leave with their counters at
+    /// their first values (a bucket's base chosen by data, plus a constant;
+    /// stepped by no loop, the offset's own).
+    pub copy_elements: u64,
     /// Its offset is computed in its innermost loop from values the loop
     /// does not change and the previous iteration's alone, never from
     /// memory: a stride, or a circular buffer's wrapped index. (Only a
@@ -174,15 +195,28 @@ pub fn plan_array(nest: &Nest, array: ArrayId, limits: &Limits) -> ArrayPlan {
     if facts.bytes > limits.max_array_bytes {
         return ArrayPlan::Memory(StaysInMemory::TooBig);
     }
-    // The loops that step offsets that then become constants; stepping a
-    // data-dependent offset gains nothing.
+    // The loops that step offsets that then become constants. Stepping a
+    // data-dependent offset gains nothing, except where the loop has no
+    // constant trip count but a small bound: rolled, it would select every
+    // iteration, which promote-locals-select does not take; unrolled by
+    // the bound, each copy selects among the elements its base may reach
+    // (HeCBench's s8n inserts into a sorted bucket of an `int[32]` chosen
+    // by data, in a loop of at most 4 trips that breaks where it inserts).
+    // Only where every such loop has one: one that does not would select
+    // every iteration all the same.
     let mut stepping: Vec<LoopId> = Vec::new();
+    let mut data_steps: Vec<LoopId> = Vec::new();
     for access in nest.accesses_of(array) {
         match access.base {
             Base::Rolled => return ArrayPlan::Memory(StaysInMemory::RolledOffset),
             Base::Constant => stepping.extend(&access.steps),
-            Base::Data => {}
+            Base::Data => {
+                data_steps.extend(access.steps.iter().filter(|&&l| nest.lp(l).trip_count.is_none()))
+            }
         }
+    }
+    if data_steps.iter().all(|&l| nest.lp(l).unrolled_trips().is_some()) {
+        stepping.extend(data_steps);
     }
     stepping.sort_unstable();
     stepping.dedup();
@@ -256,7 +290,7 @@ fn cannot_unroll(l: &NestLoop, id: LoopId, limits: &Limits) -> Option<StaysInMem
         SourceUnroll::Other => return Some(StaysInMemory::SourceDecides(id)),
         SourceUnroll::Unspecified => {}
     }
-    let Some(trips) = l.trip_count else {
+    let Some(trips) = l.unrolled_trips() else {
         return Some(StaysInMemory::RuntimeTrips(id));
     };
     if trips > limits.max_trip_count {
@@ -282,14 +316,20 @@ fn selects_after_unrolling(
     limits: &Limits,
 ) -> bool {
     let selected_accesses = || nest.accesses_of(array).filter(|a| a.selected(rolled));
-    let mut selected = 0u64;
+    let (mut selected, mut accesses) = (0u64, 0u64);
     for access in selected_accesses() {
         let copies = nest
             .loops_around(access.innermost)
             .filter(|l| unroll.contains(l))
-            .map(|l| u64::from(nest.lp(l).trip_count.unwrap_or(1)))
+            .map(|l| u64::from(nest.lp(l).unrolled_trips().unwrap_or(1)))
             .product::<u64>();
-        selected = selected.saturating_add(access.elements.saturating_mul(copies));
+        // Each copy of an access whose stepping loops all unroll (or that no
+        // loop steps) reaches only what its base reaches; one a loop left
+        // rolled steps, what the whole loop reaches.
+        let unrolled = access.steps.iter().all(|l| unroll.contains(l));
+        let elements = if unrolled { access.copy_elements } else { access.elements };
+        selected = selected.saturating_add(elements.saturating_mul(copies));
+        accesses = accesses.saturating_add(copies);
     }
     let writes_constant_offset = |l: LoopId| {
         nest.accesses_of(array).any(|a| a.writes && !a.selected(rolled) && nest.encloses(l, a.innermost))
@@ -308,6 +348,7 @@ fn selects_after_unrolling(
     let facts = super::DynamicLocal {
         bytes: nest.array(array).bytes,
         selected,
+        accesses,
         indexed_by_data: data().next().is_some(),
         reused_in_loop,
         walked_by_runtime_loop: false,
@@ -319,8 +360,9 @@ fn selects_after_unrolling(
 /// What to do with one loop over local arrays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LoopVerdict {
-    /// Unroll it fully: with the other loops planned for `array`, every
-    /// offset into it becomes a constant (or a select's).
+    /// Unroll it fully (a loop with only a bound on its trip count: by the
+    /// bound): with the other loops planned for `array`, every offset into
+    /// it becomes a constant (or a select's).
     FullUnroll { array: ArrayId, unrolled_insts: u64 },
     /// A runtime trip count over an array that stays in memory: keep one
     /// access per iteration, as the source has it, rather than the copies
@@ -351,7 +393,8 @@ pub enum LoopVerdict {
 /// The verdict on `l`, from the plans of the arrays whose offsets vary in
 /// it.
 pub fn plan_loop(nest: &Nest, l: LoopId, limits: &Limits) -> LoopVerdict {
-    if nest.lp(l).trip_count.is_none() {
+    let this = nest.lp(l);
+    if this.unrolled_trips().is_none() {
         return plan_runtime_loop(nest, l, limits);
     }
     let mut arrays: Vec<ArrayId> =
@@ -365,9 +408,8 @@ pub fn plan_loop(nest: &Nest, l: LoopId, limits: &Limits) -> LoopVerdict {
     for (array, plan) in &plans {
         if let ArrayPlan::Registers { unroll, .. } = plan {
             if unroll.contains(&l) {
-                let this = nest.lp(l);
                 let unrolled_insts =
-                    u64::from(this.trip_count.unwrap_or(1)) * u64::from(this.iteration_insts);
+                    u64::from(this.unrolled_trips().unwrap_or(1)) * u64::from(this.iteration_insts);
                 return LoopVerdict::FullUnroll { array: *array, unrolled_insts };
             }
         }
@@ -378,6 +420,10 @@ pub fn plan_loop(nest: &Nest, l: LoopId, limits: &Limits) -> LoopVerdict {
                 return LoopVerdict::RolledForSelects { array: *array };
             }
         }
+    }
+    // A loop with only a bound that no plan unrolls is a runtime loop.
+    if this.trip_count.is_none() {
+        return plan_runtime_loop(nest, l, limits);
     }
     match plans.first() {
         None => LoopVerdict::Nothing,
@@ -426,7 +472,13 @@ mod tests {
     const A: ArrayId = ArrayId(0);
 
     fn lp(parent: Option<LoopId>, trips: Option<u32>, insts: u32) -> NestLoop {
-        NestLoop { parent, trip_count: trips, iteration_insts: insts, source: SourceUnroll::Unspecified }
+        NestLoop {
+            parent,
+            trip_count: trips,
+            max_trip_count: None,
+            iteration_insts: insts,
+            source: SourceUnroll::Unspecified,
+        }
     }
 
     /// An access in `innermost` at an offset stepped by `steps`, with `base`
@@ -445,6 +497,7 @@ mod tests {
             steps: steps.to_vec(),
             base,
             elements: 16,
+            copy_elements: 16,
             from_iterations: true,
         }
     }
@@ -537,7 +590,13 @@ mod tests {
     #[test]
     fn each_limit_keeps_the_array_in_memory() {
         let one = |trips, insts, source| Nest {
-            loops: vec![NestLoop { parent: None, trip_count: trips, iteration_insts: insts, source }],
+            loops: vec![NestLoop {
+                parent: None,
+                trip_count: trips,
+                max_trip_count: None,
+                iteration_insts: insts,
+                source,
+            }],
             arrays: vec![NestArray { bytes: 64, escapes: false }],
             accesses: vec![access(OUTER, &[OUTER], Base::Constant, false)],
         };
@@ -649,5 +708,58 @@ mod tests {
             plan_array(&wlcpow(139, 3), A, &never),
             ArrayPlan::Registers { unroll: vec![OUTER, INNER], rolled: vec![], selects: false }
         );
+    }
+
+    #[test]
+    fn bounded_loops_that_step_a_bucket_chosen_by_data_unroll_by_their_bounds() {
+        // s8n: per neighbour (a runtime loop), a bucket of an `int[32]`
+        // chosen by data; a loop of at most 4 trips that breaks where it
+        // inserts reads the bucket, and one of at most 3 inside it shifts
+        // the bucket's tail. Each access reaches 32 elements with the loops
+        // rolled, 8 in each copy once they are unrolled.
+        const K: LoopId = LoopId(1);
+        const KK: LoopId = LoopId(2);
+        let bounded = |parent, bound| NestLoop { max_trip_count: Some(bound), ..lp(Some(parent), None, 12) };
+        let s8n = |k_bound| {
+            let mut n = Nest {
+                loops: vec![lp(None, None, 200), bounded(OUTER, k_bound), bounded(K, 3)],
+                arrays: vec![NestArray { bytes: 128, escapes: false }],
+                accesses: vec![
+                    access(K, &[K], Base::Data, false),
+                    access(KK, &[KK], Base::Data, false),
+                    access(KK, &[KK], Base::Data, true),
+                    access(K, &[K], Base::Data, true),
+                ],
+            };
+            for a in &mut n.accesses {
+                (a.elements, a.copy_elements) = (32, 8);
+            }
+            n
+        };
+        let limits = Limits { max_dynamic_array_bytes: 128, max_selects: 256, ..LIMITS };
+        let n = s8n(4);
+        assert_eq!(
+            plan_array(&n, A, &limits),
+            ArrayPlan::Registers { unroll: vec![K, KK], rolled: vec![], selects: true }
+        );
+        assert_eq!(plan_loop(&n, KK, &limits), LoopVerdict::FullUnroll { array: A, unrolled_insts: 3 * 12 });
+        assert_eq!(plan_loop(&n, K, &limits), LoopVerdict::FullUnroll { array: A, unrolled_insts: 4 * 12 });
+        // Each copy counted at 8 elements: 4 * 8 * 2 + 4 * 3 * 8 * 2 = 256.
+        // At 32 (no narrowing), over the limit: the array stays in memory
+        // and the loops, rolled, keep one access per iteration.
+        let mut wide = s8n(4);
+        for a in &mut wide.accesses {
+            a.copy_elements = 32;
+        }
+        assert_eq!(plan_array(&wide, A, &limits), ArrayPlan::Memory(StaysInMemory::IndexedByData));
+        assert_eq!(plan_loop(&wide, K, &limits), LoopVerdict::KeepRolled { array: A });
+        // A bound over LLVM's (8): a runtime loop, which would select every
+        // iteration however the other is unrolled, so neither is; rolled,
+        // each access selects among 32, twice what selects are taken for
+        // on average, and both loops keep one access per iteration.
+        let n = s8n(MAX_BOUNDED_TRIPS + 1);
+        assert_eq!(plan_array(&n, A, &limits), ArrayPlan::Memory(StaysInMemory::IndexedByData));
+        assert_eq!(plan_loop(&n, K, &limits), LoopVerdict::KeepRolled { array: A });
+        assert_eq!(plan_loop(&n, KK, &limits), LoopVerdict::KeepRolled { array: A });
     }
 }

@@ -86,3 +86,50 @@ __global__ void rolled(const float *in, float *out) {
     }
   out[t] = w[0][0] + w[1][1] * w[2][2] - w[0][2] * w[2][0] + w[1][0] * w[0][1] - w[2][1] * w[1][2];
 }
+
+// 5. A loop with only a bound on its trip count (it breaks where it
+// inserts) whose counter steps offsets into a bucket data chooses is
+// unrolled by that bound, with the loop of at most 3 trips inside it; each
+// copy's accesses then select among the 8 elements of their place in a
+// bucket, and the array is registers (HeCBench's s8n keeps the four
+// nearest points per octant so). Over the bytes selects take, the loops
+// stay rolled and the array in memory.
+// RUN: %clang_cuda -fpass-plugin=%plugin -S %s -o %t.small.ptx \
+// RUN:   -mllvm -nvregalloc-promote-max-dynamic-array-bytes=64 \
+// RUN:   -Rpass=nvregalloc-promote-locals-loops 2>&1 | FileCheck %s --check-prefix=SMALL
+// RUN: FileCheck %s --check-prefix=SMALL-PTX < %t.small.ptx
+// CHECK-LABEL: .entry _Z7bucketsPKiPiii(
+// CHECK-NOT:   __local_depot
+// CHECK:       ret;
+// SMALL-PTX-LABEL: .entry _Z7bucketsPKiPiii(
+// SMALL-PTX:       __local_depot
+// SMALL-PTX:       ret;
+__global__ void buckets(const int *xyz, int *out, int n, int radius) {
+  int i = threadIdx.x + blockIdx.x * blockDim.x;
+  int near[32];
+  for (int j = 0; j < 32; ++j)
+    near[j] = radius;
+  int x = xyz[i];
+  for (int j = 0; j < n; ++j) {
+    int y = xyz[j];
+    int d = (y - x) * (y - x);
+    if (d > radius)
+      continue;
+    int base = (y > x) * 16 + (y & 1) * 8 + ((y >> 1) & 1) * 4;
+    // REMARK-DAG: promote-locals-plan.cu:[[@LINE+2]]:5: remark: function _Z7bucketsPKiPiii: loop over a 128-byte local array, a trip count that is not a constant: unrolled by its bound of 4 iterations
+    // SMALL-NOT: unrolled by its bound
+    for (int k = 0; k < 4; ++k) {
+      if (d < near[base + k]) {
+        // REMARK-DAG: promote-locals-plan.cu:[[@LINE+1]]:9: remark: function _Z7bucketsPKiPiii: loop over a 128-byte local array, a trip count that is not a constant: unrolled by its bound of 3 iterations
+        for (int kk = 3; kk > k; --kk)
+          near[base + kk] = near[base + kk - 1];
+        near[base + k] = d;
+        break;
+      }
+    }
+  }
+  int s = 0;
+  for (int j = 0; j < 32; ++j)
+    s += near[j] * j;
+  out[i] = s;
+}

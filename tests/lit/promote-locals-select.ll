@@ -126,6 +126,36 @@ define ptx_kernel void @once(ptr %out, i32 %i) {
   ret void
 }
 
+; A table of 30 ints, set before a loop that reads it at one data-dependent
+; place: 30 selects a read where it was one local load, over the 16 a
+; data-dependent access may select among on average. Left in memory.
+; CHECK-LABEL: define ptx_kernel void @table(
+; CHECK:       alloca [30 x i32]
+; REMARK:      remark: {{.*}}function table: local of 120 bytes indexed by data, 1 such accesses reaching 30 elements in all: left in memory (over the limits)
+define ptx_kernel void @table(ptr %out, ptr %in, i32 %n) {
+entry:
+  %t = alloca [30 x i32], align 4
+  call void @llvm.memset.p0.i64(ptr align 4 %t, i8 1, i64 120, i1 false)
+  br label %loop
+
+loop:
+  %j = phi i32 [ 0, %entry ], [ %next, %loop ]
+  %sum = phi i32 [ 0, %entry ], [ %add, %loop ]
+  %at = getelementptr inbounds i32, ptr %in, i32 %j
+  %k = load i32, ptr %at, align 4
+  %index = urem i32 %k, 30
+  %slot = getelementptr inbounds [30 x i32], ptr %t, i32 0, i32 %index
+  %v = load i32, ptr %slot, align 4
+  %add = add i32 %sum, %v
+  %next = add i32 %j, 1
+  %done = icmp eq i32 %next, %n
+  br i1 %done, label %exit, label %loop
+
+exit:
+  store i32 %add, ptr %out, align 4
+  ret void
+}
+
 ; CHECK-LABEL: define ptx_kernel void @scratch(
 ; CHECK:       alloca [4 x i32]
 ; REMARK:      remark: {{.*}}function scratch: local of 16 bytes indexed by data, 1 such accesses reaching 4 elements in all: left in memory (no loop works on what was set before it)
