@@ -543,7 +543,12 @@ impl Generator<'_> {
                 a
             }
         };
-        if self.choices.chance(2) {
+        if self.choices.chance(4) {
+            // Per item of a run-time loop, which works on what the last
+            // item set: s8n's nearest points per octant.
+            let bound = self.bin(LLVMOpcode::LLVMAnd, self.params[3], self.i32c(15));
+            self.loop_to(bound, |g, _| g.bucket_insert(array, depth));
+        } else if self.choices.chance(2) {
             // In a loop of a run-time trip count (0 to 15), which stays a
             // loop: where promote-locals-select acts.
             let bound = self.bin(LLVMOpcode::LLVMAnd, self.params[3], self.i32c(15));
@@ -551,6 +556,46 @@ impl Generator<'_> {
         } else {
             self.local_array_access(array, depth, None);
         }
+    }
+
+    /// `for (k = 0; k < n; k++) if (v < array[base + k]) { array[base + k]
+    /// = v; break; }`, `base` 0 or 4 and `n` 1 to 4 by data: an insertion
+    /// into a bucket chosen by data, by a loop whose trip count is not a
+    /// constant but at most 4, which nvregalloc-promote-locals-loops unrolls
+    /// by that bound for the selects.
+    unsafe fn bucket_insert(&mut self, array: LLVMValueRef, depth: u32) {
+        let i32t = self.int(32);
+        let base = self.expr(Ty::I32, 1);
+        let base = self.bin(LLVMOpcode::LLVMAnd, base, self.i32c(4));
+        let n = self.expr(Ty::I32, 1);
+        let n = self.bin(LLVMOpcode::LLVMAnd, n, self.i32c(3));
+        let n = self.bin(LLVMOpcode::LLVMAdd, n, self.i32c(1));
+        let v = self.expr(Ty::I32, depth.min(2));
+        let before = LLVMGetInsertBlock(self.b);
+        let func = LLVMGetBasicBlockParent(before);
+        let block = |name: &std::ffi::CStr| LLVMAppendBasicBlockInContext(self.ctx, func, name.as_ptr());
+        let (head, body, hit, latch, exit) =
+            (block(c"bloop"), block(c"bbody"), block(c"bhit"), block(c"blatch"), block(c"bexit"));
+        LLVMBuildBr(self.b, head);
+        LLVMPositionBuilderAtEnd(self.b, head);
+        let k = LLVMBuildPhi(self.b, i32t, NO_NAME);
+        let go = LLVMBuildICmp(self.b, LLVMIntPredicate::LLVMIntSLT, k, n, NO_NAME);
+        LLVMBuildCondBr(self.b, go, body, exit);
+        LLVMPositionBuilderAtEnd(self.b, body);
+        let p = self.element(array, self.bin(LLVMOpcode::LLVMAdd, base, k));
+        let old = self.load(i32t, p);
+        let less = LLVMBuildICmp(self.b, LLVMIntPredicate::LLVMIntSLT, v, old, NO_NAME);
+        LLVMBuildCondBr(self.b, less, hit, latch);
+        LLVMPositionBuilderAtEnd(self.b, hit);
+        self.store(v, p);
+        LLVMBuildBr(self.b, exit);
+        LLVMPositionBuilderAtEnd(self.b, latch);
+        let next = self.bin(LLVMOpcode::LLVMAdd, k, self.i32c(1));
+        LLVMBuildBr(self.b, head);
+        let mut values = [self.i32c(0), next];
+        let mut blocks = [before, latch];
+        LLVMAddIncoming(k, values.as_mut_ptr(), blocks.as_mut_ptr(), 2);
+        LLVMPositionBuilderAtEnd(self.b, exit);
     }
 
     /// One store into, or load from, `array` at a data-dependent index, or,
