@@ -564,38 +564,25 @@ impl Generator<'_> {
     /// constant but at most 4, which nvregalloc-promote-locals-loops unrolls
     /// by that bound for the selects.
     unsafe fn bucket_insert(&mut self, array: LLVMValueRef, depth: u32) {
-        let i32t = self.int(32);
         let base = self.expr(Ty::I32, 1);
         let base = self.bin(LLVMOpcode::LLVMAnd, base, self.i32c(4));
         let n = self.expr(Ty::I32, 1);
         let n = self.bin(LLVMOpcode::LLVMAnd, n, self.i32c(3));
         let n = self.bin(LLVMOpcode::LLVMAdd, n, self.i32c(1));
         let v = self.expr(Ty::I32, depth.min(2));
-        let before = LLVMGetInsertBlock(self.b);
-        let func = LLVMGetBasicBlockParent(before);
-        let block = |name: &std::ffi::CStr| LLVMAppendBasicBlockInContext(self.ctx, func, name.as_ptr());
-        let (head, body, hit, latch, exit) =
-            (block(c"bloop"), block(c"bbody"), block(c"bhit"), block(c"blatch"), block(c"bexit"));
-        LLVMBuildBr(self.b, head);
-        LLVMPositionBuilderAtEnd(self.b, head);
-        let k = LLVMBuildPhi(self.b, i32t, NO_NAME);
-        let go = LLVMBuildICmp(self.b, LLVMIntPredicate::LLVMIntSLT, k, n, NO_NAME);
-        LLVMBuildCondBr(self.b, go, body, exit);
-        LLVMPositionBuilderAtEnd(self.b, body);
-        let p = self.element(array, self.bin(LLVMOpcode::LLVMAdd, base, k));
-        let old = self.load(i32t, p);
-        let less = LLVMBuildICmp(self.b, LLVMIntPredicate::LLVMIntSLT, v, old, NO_NAME);
-        LLVMBuildCondBr(self.b, less, hit, latch);
-        LLVMPositionBuilderAtEnd(self.b, hit);
-        self.store(v, p);
-        LLVMBuildBr(self.b, exit);
-        LLVMPositionBuilderAtEnd(self.b, latch);
-        let next = self.bin(LLVMOpcode::LLVMAdd, k, self.i32c(1));
-        LLVMBuildBr(self.b, head);
-        let mut values = [self.i32c(0), next];
-        let mut blocks = [before, latch];
-        LLVMAddIncoming(k, values.as_mut_ptr(), blocks.as_mut_ptr(), 2);
-        LLVMPositionBuilderAtEnd(self.b, exit);
+        self.loop_with_exit(n, |g, k, exit| {
+            let p = g.element(array, g.bin(LLVMOpcode::LLVMAdd, base, k));
+            let old = g.load(g.int(32), p);
+            let less = LLVMBuildICmp(g.b, LLVMIntPredicate::LLVMIntSLT, v, old, NO_NAME);
+            let func = LLVMGetBasicBlockParent(LLVMGetInsertBlock(g.b));
+            let hit = LLVMAppendBasicBlockInContext(g.ctx, func, c"bhit".as_ptr());
+            let next = LLVMAppendBasicBlockInContext(g.ctx, func, c"bnext".as_ptr());
+            LLVMBuildCondBr(g.b, less, hit, next);
+            LLVMPositionBuilderAtEnd(g.b, hit);
+            g.store(v, p);
+            LLVMBuildBr(g.b, exit);
+            LLVMPositionBuilderAtEnd(g.b, next);
+        });
     }
 
     /// One store into, or load from, `array` at a data-dependent index, or,
@@ -635,6 +622,15 @@ impl Generator<'_> {
 
     /// `for (i = 0; i < bound; i++) body(i)`, `bound` an i32.
     unsafe fn loop_to(&mut self, bound: LLVMValueRef, mut body: impl FnMut(&mut Self, LLVMValueRef)) {
+        self.loop_with_exit(bound, |g, i, _| body(g, i));
+    }
+
+    /// `loop_to` whose body is also given the loop's exit block, to break to.
+    unsafe fn loop_with_exit(
+        &mut self,
+        bound: LLVMValueRef,
+        mut body: impl FnMut(&mut Self, LLVMValueRef, LLVMBasicBlockRef),
+    ) {
         let i32t = self.int(32);
         let before = LLVMGetInsertBlock(self.b);
         // In the function being built: the kernel, or fill_local.
@@ -647,7 +643,7 @@ impl Generator<'_> {
         let go = LLVMBuildICmp(self.b, LLVMIntPredicate::LLVMIntSLT, i, bound, NO_NAME);
         LLVMBuildCondBr(self.b, go, block, exit);
         LLVMPositionBuilderAtEnd(self.b, block);
-        body(self, i);
+        body(self, i, exit);
         let next = self.bin(LLVMOpcode::LLVMAdd, i, self.i32c(1));
         let latch = LLVMGetInsertBlock(self.b);
         LLVMBuildBr(self.b, head);
