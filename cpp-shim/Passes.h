@@ -27,6 +27,7 @@ inline constexpr const char InlineGatePassArg[] = "nvregalloc-inline-gate";
 inline constexpr const char LocalFramePassArg[] = "nvregalloc-local-frame";
 inline constexpr const char LsrGatePassArg[] = "nvregalloc-lsr-gate";
 inline constexpr const char LsrGateEndPassArg[] = "nvregalloc-lsr-gate-end";
+inline constexpr const char MulWidePassArg[] = "nvregalloc-mul-wide";
 inline constexpr const char NonNegativeZextPassArg[] =
     "nvregalloc-promote-locals-zext";
 inline constexpr const char PressurePassArg[] = "nvregalloc-pressure-relief";
@@ -45,6 +46,7 @@ extern const void *const CssaPassID;
 extern const void *const LocalFramePassID;
 extern const void *const LsrGatePassID;
 extern const void *const LsrGateEndPassID;
+extern const void *const MulWidePassID;
 extern const void *const NonNegativeZextPassID;
 extern const void *const PressurePassID;
 extern const void *const RegisterCapPassID;

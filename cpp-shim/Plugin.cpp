@@ -3,6 +3,9 @@
 // Loading the library (llc -load-pass-plugin, clang -fpass-plugin) constructs
 // the static callback below; LLVM calls it whenever a codegen pipeline is
 // built. For NVPTX targets only, it places:
+// - nvregalloc-promote-locals-zext right after NaryReassociate, and
+//   nvregalloc-mul-wide last among the IR passes, right after the stack
+//   protector, ahead of instruction selection;
 // - nvregalloc-cssa right after LiveVariables, the last point in SSA form
 //   before PHIElimination (LiveVariables itself needs SSA form, and the pass
 //   leaves it);
@@ -39,6 +42,7 @@
 #include "Passes.h"
 
 #include "llvm/CodeGen/Passes.h"
+#include "llvm/CodeGen/StackProtector.h"
 #include "llvm/CodeGen/TargetPassConfig.h"
 #include "llvm/InitializePasses.h"
 #include "llvm/PassRegistry.h"
@@ -108,11 +112,19 @@ static void insertNonNegativeZext(TargetPassConfig &Config) {
     Config.insertPass(Nary->getTypeInfo(), nvregalloc::NonNegativeZextPassID);
 }
 
+/// Puts nvregalloc-mul-wide last among the IR passes, after the stack
+/// protector (which leaves NVPTX's functions alone), where no CSE is left to
+/// merge the widenings it copies before instruction selection.
+static void insertMulWide(TargetPassConfig &Config) {
+  Config.insertPass(&StackProtector::ID, nvregalloc::MulWidePassID);
+}
+
 static RegisterTargetPassConfigCallback InsertNvregallocPasses(
     [](TargetMachine &TM, PassManagerBase &, TargetPassConfig *Config) {
       if (!TM.getTargetTriple().isNVPTX())
         return;
       insertNonNegativeZext(*Config);
+      insertMulWide(*Config);
       if (nvregalloc::CoalesceMode == NVRA_COALESCE_REPLACE_STOCK) {
         if (nvregalloc::stockJoiningOption())
           Config->insertPass(&TwoAddressInstructionPassID,

@@ -200,10 +200,29 @@ pub const PROMOTE: ChoiceKey = ChoiceKey {
     help: "nvregalloc-promote-locals: unroll loops and inline calls over local arrays; only over arrays of up to 64 bytes; none",
 };
 
+/// `widen=block`: an index widened from 32 to 64 bits in one block, and
+/// scaled only in others, gets a copy of its widening in each scaling
+/// block, where instruction selection makes the two one `mul.wide`; `off`
+/// leaves the widening where LLVM put it, its 64-bit value live across
+/// blocks and shifted or multiplied in 64 bits there. The copies are fewer
+/// instructions and a 32-bit value live in place of a 64-bit one, but ptxas
+/// allocates the result its own way: on HeCBench, 179 kernels took fewer
+/// SASS instructions and 13 more, two gained warps, one lost an occupancy
+/// step and one traded spills for one. So it is a per-function choice, off
+/// by default, that `nvregalloc-tune` tries. The lever: `MulWidePass.cpp`.
+pub const WIDEN: ChoiceKey = ChoiceKey {
+    name: "widen",
+    values: &["off", "block"],
+    stock: "off",
+    default: "off",
+    middle_end: false,
+    help: "copy a 32-bit index's widening into each block that scales it, for mul.wide",
+};
+
 /// Every key, in the order files and help list them. A key's place here is
 /// its index in the ABI's `NvraFunctionChoices::value`.
 pub const KEYS: &[&ChoiceKey] =
-    &[&COALESCE, &COLOR, &PRESSURE, &UNDEFINED, &CAP, &LSR, &UNROLL, &SCHED, &INLINE, &PROMOTE];
+    &[&COALESCE, &COLOR, &PRESSURE, &UNDEFINED, &CAP, &LSR, &UNROLL, &SCHED, &INLINE, &PROMOTE, &WIDEN];
 
 /// What ptxas can give one thread (sm_70 and later).
 pub const MAX_REGISTERS: u32 = 255;

@@ -27,6 +27,7 @@ const MODE_NAMES: &[&str] = &[
     "pressure forced",
     "no lsr",
     "sched pressure",
+    "widen",
     "budget 8",
     "budget 15",
     "budget 32",

@@ -1,4 +1,5 @@
-; nvregalloc-cssa sits between LiveVariables (which needs SSA form) and PHI
+; nvregalloc-mul-wide is the last IR pass before instruction selection,
+; after every CSE that would merge its copies back. nvregalloc-cssa sits between LiveVariables (which needs SSA form) and PHI
 ; elimination. The coalesce and color passes sit right after
 ; StackSlotColoring, where LiveIntervals is no longer alive, and before
 ; NVPTX's PrologEpilog pass lays out frame objects (spill slots included);
@@ -17,6 +18,9 @@
 ; Without the plugin, neither pass runs.
 ; RUN: %llc_nvptx -debug-pass=Structure %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=STOCK
 
+; CHECK:      Insert stack protectors
+; CHECK-NEXT: nvregalloc: widenings copied into the blocks that scale them
+; CHECK:      NVPTX DAG->DAG Pattern Instruction Selection
 ; CHECK:      Live Variable Analysis
 ; CHECK:      nvregalloc: coalesce PHI operands (CSSA)
 ; CHECK-NEXT: Eliminate PHI nodes for register allocation

@@ -61,7 +61,7 @@ pub struct Candidate {
 /// (`--budget`) cut short builds the likeliest first. Without a middle end
 /// (llc), those that act only there are left out.
 pub fn candidates(has_middle_end: bool) -> Vec<Candidate> {
-    use choices::{COLOR, INLINE, LSR, PRESSURE, PROMOTE, SCHED, UNDEFINED, UNROLL};
+    use choices::{COLOR, INLINE, LSR, PRESSURE, PROMOTE, SCHED, UNDEFINED, UNROLL, WIDEN};
     let plugin = FunctionChoices::plugin_default();
     let renamed = plugin.clone().with(&COLOR, "rename");
     let all = [
@@ -85,6 +85,8 @@ pub fn candidates(has_middle_end: bool) -> Vec<Candidate> {
         ("unroll full", plugin.clone().with(&UNROLL, "full")),
         ("unroll small", plugin.clone().with(&UNROLL, "small")),
         ("no unroll", plugin.clone().with(&UNROLL, "off")),
+        // Not yet ranked by how often `balanced` takes it.
+        ("widen", plugin.clone().with(&WIDEN, "block")),
     ];
     let middle_end_only = |c: &FunctionChoices| {
         KEYS.iter().any(|k| k.middle_end && !k.values.is_empty() && c.get(k) != plugin.get(k))
