@@ -37,11 +37,11 @@
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
 #include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/ConstantRange.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
-#include "llvm/IR/ConstantRange.h"
 #include "llvm/IR/Metadata.h"
 #include "llvm/Support/KnownBits.h"
 #include "llvm/Transforms/Scalar/LoopPassManager.h"
@@ -199,17 +199,13 @@ class NestFacts {
     else if (auto *Store = dyn_cast<StoreInst>(I))
       Size = DL.getTypeStoreSize(Store->getValueOperand()->getType());
     Facts.elements = Size ? std::max<uint64_t>(Bytes / Size, 1) : Bytes;
-    Facts.copy_elements =
-        isa<SCEVCouldNotCompute>(At) || !At->getType()->isIntegerTy() ||
-                !Size
-            ? Facts.elements
-            : std::max<uint64_t>(
-                  elementsAgreeing(knownAtStart(At, DL),
-                                   ConstantRange::getFull(
-                                       SE.getTypeSizeInBits(At->getType())),
-                                   Size, Bytes)
-                      .size(),
-                  1);
+    Facts.copy_elements = Facts.elements;
+    if (!isa<SCEVCouldNotCompute>(At) && At->getType()->isIntegerTy() && Size) {
+      ConstantRange Any =
+          ConstantRange::getFull(SE.getTypeSizeInBits(At->getType()));
+      Facts.copy_elements = std::max<uint64_t>(
+          elementsAgreeing(knownAtStart(At, DL), Any, Size, Bytes).size(), 1);
+    }
     Accesses.push_back(Facts);
   }
 
