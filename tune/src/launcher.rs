@@ -28,6 +28,8 @@ pub struct Settings {
     pub objective: Objective,
     pub loop_weight: f64,
     pub local_weight: f64,
+    /// The fraction of profit a choice must gain over a kernel's base.
+    pub min_gain: f64,
     /// Seconds of tuning per compile and GPU (`--budget`): past it no
     /// further candidate build or cap round starts.
     pub budget: Option<f64>,
@@ -201,11 +203,12 @@ fn tune_gpu(
         saturating_warps: settings.saturating_warps.unwrap_or_else(|| Judge::default_saturation(table)),
         local_weight: settings.local_weight,
         loop_weight: settings.loop_weight,
+        min_gain: settings.min_gain,
     };
     let (source, flags) = compile.cache_inputs(gpu)?;
     let objective = format!(
-        "{:?} {} {} {}",
-        settings.objective, settings.loop_weight, judge.saturating_warps, judge.local_weight
+        "{:?} {} {} {} {}",
+        settings.objective, settings.loop_weight, judge.saturating_warps, judge.local_weight, judge.min_gain
     );
     let key = Key::for_compile(&tools.versions, &objective, gpu, &flags, &source);
     let mut earlier = BTreeMap::new();

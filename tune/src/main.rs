@@ -60,6 +60,12 @@ struct Cli {
     /// like the rest (an L1 hit 9 times in 10: see the objective).
     #[arg(long, default_value_t = objective::DEFAULT_LOCAL_WEIGHT)]
     local_weight: f64,
+    /// Percent of profit a choice must gain over a kernel's default (stock's
+    /// build where the default spills more) to replace it, under `balanced`:
+    /// static counts that differ by less are no evidence of speed.
+    #[arg(long, value_name = "PERCENT", default_value_t = objective::DEFAULT_MIN_GAIN * 100.0,
+          value_parser = parse_percent)]
+    min_gain: f64,
     /// Seconds of tuning per compile and GPU (also $NVREGALLOC_TUNE_BUDGET):
     /// past it no further candidate build starts, the best found is used and
     /// cached as partial, and a later compile of the same source tunes
@@ -158,6 +164,13 @@ fn parse_budget(text: &str) -> Result<Budget, String> {
     match text.parse::<f64>() {
         Ok(seconds) if seconds.is_finite() && seconds >= 0.0 => Ok(Budget(Some(seconds))),
         _ => Err(format!("`{text}` is not a number of seconds (0 or more) or `none`")),
+    }
+}
+
+fn parse_percent(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(percent) if percent.is_finite() && percent >= 0.0 => Ok(percent),
+        _ => Err(format!("`{text}` is not a percentage (0 or more)")),
     }
 }
 
@@ -288,6 +301,7 @@ fn main() -> ExitCode {
         objective: cli.objective,
         loop_weight: cli.loop_weight,
         local_weight: cli.local_weight,
+        min_gain: cli.min_gain / 100.0,
         budget: cli.budget.0,
         saturating_warps: cli.saturating_warps,
         cache: (!cli.no_cache).then_some(cache),

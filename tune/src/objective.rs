@@ -55,6 +55,16 @@
 //!
 //! The default's own trade, registers for local memory (nvcc's trade
 //! too), is admissible: the floor is what the user already has.
+//!
+//! And the tuner starts from the default: under `balanced` a choice
+//! replaces a kernel's base (the default, or stock where the default
+//! spills more) only if its profit is at least `min_gain` above the
+//! base's (`--min-gain`, default `DEFAULT_MIN_GAIN`). The figures are
+//! static counts: one SASS instruction in thousands, or a loop instruction
+//! moved, is no evidence that the choice runs faster, and a choice taken for
+//! it changes code generation for nothing anyone measured. An occupancy step
+//! clears the margin with room to spare (on sm_90 the smallest, 36 to 40
+//! warps, is 11%).
 
 use std::cmp::Ordering;
 
@@ -64,6 +74,10 @@ use nvregalloc::occupancy::Gpu;
 /// What one local load or store costs, in ALU instructions (the module's
 /// comment says where it comes from).
 pub const DEFAULT_LOCAL_WEIGHT: f64 = 11.0;
+
+/// How much better than a kernel's base a choice must be, as a fraction of
+/// the base's profit, to replace it (the module's comment says why).
+pub const DEFAULT_MIN_GAIN: f64 = 0.01;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -85,6 +99,9 @@ pub struct Judge {
     pub local_weight: f64,
     /// What an instruction weighs per loop around it (`--loop-weight`).
     pub loop_weight: f64,
+    /// The fraction of profit a choice must gain over the base to replace
+    /// it (`--min-gain`, in percent there).
+    pub min_gain: f64,
 }
 
 /// Counts by loop depth, each counting `loop_weight^depth` times.
@@ -170,6 +187,19 @@ impl Judge {
         self.rank(f, stock) < self.rank(than, stock)
     }
 
+    /// Whether `f` is better than `than` by more than the margin: under
+    /// `balanced`, also a profit at least `min_gain` above `than`'s; under
+    /// `occupancy`, as `better`.
+    pub fn gains_over(&self, f: &Figures, than: &Figures, stock: &Figures) -> bool {
+        self.better(f, than, stock)
+            && match self.objective {
+                Objective::Balanced => {
+                    self.profit(f, stock) >= self.profit(than, stock) * (1.0 + self.min_gain)
+                }
+                Objective::Occupancy => true,
+            }
+    }
+
     /// Whether `f` may be chosen (see the module's comment).
     pub fn admissible(&self, f: &Figures, base: Baseline) -> bool {
         self.why_not(f, base).is_none()
@@ -217,7 +247,14 @@ mod tests {
 
     fn judge(objective: Objective) -> Judge {
         let gpu = gpu("sm_90").unwrap();
-        Judge { objective, gpu, saturating_warps: 32, local_weight: DEFAULT_LOCAL_WEIGHT, loop_weight: 8.0 }
+        Judge {
+            objective,
+            gpu,
+            saturating_warps: 32,
+            local_weight: DEFAULT_LOCAL_WEIGHT,
+            loop_weight: 8.0,
+            min_gain: DEFAULT_MIN_GAIN,
+        }
     }
 
     #[test]
@@ -243,6 +280,28 @@ mod tests {
         // The occupancy objective takes the step whatever it costs.
         let occupancy = Judge { objective: Objective::Occupancy, ..judge };
         assert!(occupancy.better(&kernel(64, 1400), &stock, &stock));
+    }
+
+    #[test]
+    fn a_choice_replaces_the_base_only_for_more_than_noise() {
+        let judge = judge(Objective::Balanced);
+        let at_32 = kernel(64, 1000);
+        // One instruction in a thousand is better, but no gain to act on.
+        assert!(judge.better(&kernel(64, 999), &at_32, &at_32));
+        assert!(!judge.gains_over(&kernel(64, 999), &at_32, &at_32));
+        // 2% fewer weighted instructions is.
+        assert!(judge.gains_over(&kernel(64, 980), &at_32, &at_32));
+        // The smallest occupancy step (36 -> 40 warps) clears it, for 5%
+        // more instructions too.
+        let unsaturated = Judge { saturating_warps: 64, ..judge };
+        let at_36 = kernel(56, 1000);
+        assert!(unsaturated.gains_over(&kernel(48, 1050), &at_36, &at_36));
+        // With no margin, better is enough.
+        let no_margin = Judge { min_gain: 0.0, ..judge };
+        assert!(no_margin.gains_over(&kernel(64, 999), &at_32, &at_32));
+        // The occupancy objective has no margin.
+        let occupancy = Judge { objective: Objective::Occupancy, ..judge };
+        assert!(occupancy.gains_over(&kernel(64, 999), &at_32, &at_32));
     }
 
     #[test]

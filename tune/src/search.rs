@@ -40,7 +40,7 @@ use std::time::Instant;
 use nvregalloc::choices::{self, FunctionChoices, Section, KEYS};
 
 use crate::figures::{Figures, Ptx};
-use crate::objective::{Baseline, Judge};
+use crate::objective::{Baseline, Judge, Objective};
 use crate::report::limiter_name;
 
 /// A set of per-function choices the search tries on every kernel.
@@ -312,11 +312,14 @@ impl Search<'_> {
         for name in &own {
             let mut ranked: Vec<usize> =
                 (0..self.candidates.len()).filter(|c| digests.contains_key(c)).collect();
+            let base_figures = of(&figures, base(name), name);
             let key = |c: usize| {
                 let f = of(&figures, Choice::of(c), name);
                 (
                     self.candidates[c].costs_ilp,
                     !judge.admissible(&f, baseline(name)),
+                    // The base stays unless a choice gains more than noise.
+                    Choice::of(c) != base(name) && !judge.gains_over(&f, &base_figures, &stock[name]),
                     judge.rank(&f, &stock[name]),
                     // On a tie the default stays: it is what the user has.
                     Choice::of(c) != DEFAULT,
@@ -372,7 +375,7 @@ impl Search<'_> {
                 let f = built.figures.get(&name).unwrap_or(&stock[&name]).clone();
                 figures.entry(choice).or_default().insert(name.clone(), f.clone());
                 if judge.admissible(&f, baseline(&name))
-                    && judge.better(&f, &of(&figures, chosen[&name], &name), &stock[&name])
+                    && judge.gains_over(&f, &of(&figures, chosen[&name], &name), &stock[&name])
                 {
                     chosen.insert(name.clone(), choice);
                     target.insert(name.clone(), step_below(&f));
@@ -440,6 +443,11 @@ impl Search<'_> {
         fell_back: &BTreeSet<String>,
     ) -> BTreeMap<String, Decision> {
         let judge = &self.judge;
+        let no_better = if judge.min_gain > 0.0 && judge.objective == Objective::Balanced {
+            format!("no admissible choice does {}% better", judge.min_gain * 100.0)
+        } else {
+            "no admissible choice does better".to_owned()
+        };
         let mut decisions = BTreeMap::new();
         for (name, &choice) in all {
             let reason = if let Some(owner) = owners.get(name) {
@@ -470,13 +478,13 @@ impl Search<'_> {
                 } else if fell_back.contains(name) {
                     "its choice and the default came out inadmissible in the combined build".to_owned()
                 } else {
-                    "no admissible choice does better".to_owned()
+                    no_better.clone()
                 };
                 let still = judge.why_not(t, base).map(|why| format!("; still {why}")).unwrap_or_default();
                 if choice == STOCK {
                     format!("stock's: {why_stock}; {warps}{still}")
                 } else if choice == DEFAULT && !fell_back.contains(name) {
-                    format!("the default: no admissible choice does better; {warps}")
+                    format!("the default: {no_better}; {warps}")
                 } else {
                     let fell = if fell_back.contains(name) { "fell back to it; " } else { "" };
                     format!(
@@ -553,7 +561,7 @@ pub fn parallel_map<T: Send>(n: usize, jobs: usize, f: impl Fn(usize) -> T + Syn
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::objective::{Objective, DEFAULT_LOCAL_WEIGHT};
+    use crate::objective::{DEFAULT_LOCAL_WEIGHT, DEFAULT_MIN_GAIN};
     use std::sync::Mutex;
 
     /// `sass` instructions, `ldl` of them local loads, outside loops.
@@ -602,6 +610,7 @@ mod tests {
                 saturating_warps: 32,
                 local_weight: DEFAULT_LOCAL_WEIGHT,
                 loop_weight: 8.0,
+                min_gain: DEFAULT_MIN_GAIN,
             },
             candidates: candidates(true),
             jobs: 1,
