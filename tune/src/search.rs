@@ -332,11 +332,15 @@ impl Search<'_> {
         }
         let mut chosen: BTreeMap<String, Choice> =
             own.iter().map(|n| (n.clone(), Choice::of(bases[n][0]))).collect();
-        // The registers of the next step down, where registers limit.
+        // The registers of the next step down, where registers limit; under
+        // `balanced`, only below saturation, where a step can gain useful
+        // warps (past it a cap could only win by moving instructions, and
+        // the search would walk down the candidates to the unroll levels,
+        // which the loop weights flatter, looking for one that does).
         let step_below = |f: &Figures| match judge.objective {
-            crate::objective::Objective::Occupancy => judge.gpu.cap_below(f.registers),
-            crate::objective::Objective::Balanced => (f.occupancy.limiter
-                == nvregalloc::occupancy::Limiter::Registers)
+            Objective::Occupancy => judge.gpu.cap_below(f.registers),
+            Objective::Balanced => (f.occupancy.limiter == nvregalloc::occupancy::Limiter::Registers
+                && f.occupancy.warps < judge.saturating_warps)
                 .then(|| judge.gpu.cap_below(f.registers))
                 .flatten(),
         };
