@@ -205,13 +205,17 @@ impl Gpu {
         Occupancy { warps: blocks * warps_per_block, limiter, block_known: true }
     }
 
-    /// The most registers a thread may have at the next register-limited
-    /// occupancy step above what `registers` allows, or None where
-    /// `registers` already allows the SM's warps: the cap (`.maxnreg`) worth
+    /// The most registers a thread may have for more warps than `registers`
+    /// gives, with `shared_bytes` of shared memory a block and blocks of
+    /// `block_threads` (`None`: register-limited warps only), or None where no
+    /// cap gives more (another limit holds): the cap (`.maxnreg`) worth
     /// trying next, as any cap between it and `registers` gains no warps.
-    pub fn cap_below(&self, registers: u32) -> Option<u32> {
-        let warps = self.register_limited_warps(registers);
-        (1..registers).rev().find(|&r| self.register_limited_warps(r) > warps)
+    /// With a known block the step is a whole block's: 512 threads at 82
+    /// registers run one block, and only 64 make room for a second.
+    pub fn cap_below(&self, registers: u32, shared_bytes: u32, block_threads: Option<u32>) -> Option<u32> {
+        let warps = |r| self.occupancy(r, shared_bytes, block_threads).warps;
+        let now = warps(registers);
+        (1..registers).rev().find(|&r| warps(r) > now)
     }
 }
 
@@ -343,21 +347,28 @@ mod tests {
     #[test]
     fn cap_below_steps() {
         let g = sm("sm_90");
-        assert_eq!(g.cap_below(32), None);
-        assert_eq!(g.cap_below(0), None);
-        assert_eq!(g.cap_below(33), Some(32));
-        assert_eq!(g.cap_below(40), Some(32));
-        assert_eq!(g.cap_below(64), Some(56));
-        assert_eq!(g.cap_below(128), Some(96));
-        assert_eq!(g.cap_below(255), Some(168));
+        let register_limited = |r| g.cap_below(r, 0, None);
+        assert_eq!(register_limited(32), None);
+        assert_eq!(register_limited(0), None);
+        assert_eq!(register_limited(33), Some(32));
+        assert_eq!(register_limited(40), Some(32));
+        assert_eq!(register_limited(64), Some(56));
+        assert_eq!(register_limited(128), Some(96));
+        assert_eq!(register_limited(255), Some(168));
         // Each cap does reach a step up.
         for regs in 33..=255 {
-            let cap = g.cap_below(regs).unwrap();
+            let cap = register_limited(regs).unwrap();
             assert!(g.register_limited_warps(cap) > g.register_limited_warps(regs));
             assert!(g.register_limited_warps(cap + 1) <= g.register_limited_warps(regs));
         }
         // sm_86 has every warp at 40 registers.
-        assert_eq!(sm("sm_86").cap_below(40), None);
-        assert_eq!(sm("sm_86").cap_below(48), Some(40));
+        assert_eq!(sm("sm_86").cap_below(40, 0, None), None);
+        assert_eq!(sm("sm_86").cap_below(48, 0, None), Some(40));
+        // A block of 512 threads (16 warps): 82 registers run one, and the
+        // register-limited steps between (80, 72) run one still.
+        assert_eq!(g.cap_below(82, 0, Some(512)), Some(64));
+        assert_eq!(g.occupancy(64, 0, Some(512)).warps, 32);
+        // Where shared memory allows one block, no cap gives more.
+        assert_eq!(g.cap_below(82, 200 * 1024, Some(512)), None);
     }
 }

@@ -332,16 +332,19 @@ impl Search<'_> {
         }
         let mut chosen: BTreeMap<String, Choice> =
             own.iter().map(|n| (n.clone(), Choice::of(bases[n][0]))).collect();
-        // The registers of the next step down, where registers limit; under
-        // `balanced`, only below saturation, where a step can gain useful
-        // warps (past it a cap could only win by moving instructions, and
-        // the search would walk down the candidates to the unroll levels,
-        // which the loop weights flatter, looking for one that does).
+        // The registers of the next step down, where registers limit. Under
+        // `balanced`, the step in warps the kernel runs (its block size and
+        // shared memory counted: a cap that gains none is judged no better,
+        // and would end the kernel's caps short of the step), and only below
+        // saturation, where a step can gain useful warps (past it a cap
+        // could only win by moving instructions, and the search would walk
+        // down the candidates to the unroll levels, which the loop weights
+        // flatter, looking for one that does).
         let step_below = |f: &Figures| match judge.objective {
-            Objective::Occupancy => judge.gpu.cap_below(f.registers),
+            Objective::Occupancy => judge.gpu.cap_below(f.registers, 0, None),
             Objective::Balanced => (f.occupancy.limiter == nvregalloc::occupancy::Limiter::Registers
                 && f.occupancy.warps < judge.saturating_warps)
-                .then(|| judge.gpu.cap_below(f.registers))
+                .then(|| judge.gpu.cap_below(f.registers, f.shared, f.block_threads))
                 .flatten(),
         };
         let mut target: BTreeMap<String, Option<u32>> =
