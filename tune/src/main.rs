@@ -161,17 +161,18 @@ fn parse_budget(text: &str) -> Result<Budget, String> {
     if text == "none" {
         return Ok(Budget(None));
     }
-    match text.parse::<f64>() {
-        Ok(seconds) if seconds.is_finite() && seconds >= 0.0 => Ok(Budget(Some(seconds))),
-        _ => Err(format!("`{text}` is not a number of seconds (0 or more) or `none`")),
-    }
+    non_negative(text)
+        .map(|seconds| Budget(Some(seconds)))
+        .ok_or_else(|| format!("`{text}` is not a number of seconds (0 or more) or `none`"))
 }
 
 fn parse_percent(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(percent) if percent.is_finite() && percent >= 0.0 => Ok(percent),
-        _ => Err(format!("`{text}` is not a percentage (0 or more)")),
-    }
+    non_negative(text).ok_or_else(|| format!("`{text}` is not a percentage (0 or more)"))
+}
+
+/// A finite number, 0 or more.
+fn non_negative(text: &str) -> Option<f64> {
+    text.parse::<f64>().ok().filter(|n| n.is_finite() && *n >= 0.0)
 }
 
 fn plugin_path(cli: &Cli) -> PathBuf {

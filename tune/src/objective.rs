@@ -187,14 +187,23 @@ impl Judge {
         self.rank(f, stock) < self.rank(than, stock)
     }
 
+    /// The fraction of profit a choice must gain to replace another:
+    /// `min_gain` under `balanced`; the occupancy objective has no margin.
+    pub fn margin(&self) -> f64 {
+        match self.objective {
+            Objective::Balanced => self.min_gain,
+            Objective::Occupancy => 0.0,
+        }
+    }
+
     /// Whether `f` is better than `than` by more than the margin: under
-    /// `balanced`, also a profit at least `min_gain` above `than`'s; under
-    /// `occupancy`, as `better`.
+    /// `balanced`, also a profit at least `margin()` above `than`'s; under
+    /// `occupancy`, which ranks by warps and not by profit, as `better`.
     pub fn gains_over(&self, f: &Figures, than: &Figures, stock: &Figures) -> bool {
         self.better(f, than, stock)
             && match self.objective {
                 Objective::Balanced => {
-                    self.profit(f, stock) >= self.profit(than, stock) * (1.0 + self.min_gain)
+                    self.profit(f, stock) >= self.profit(than, stock) * (1.0 + self.margin())
                 }
                 Objective::Occupancy => true,
             }

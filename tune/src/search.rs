@@ -450,8 +450,8 @@ impl Search<'_> {
         fell_back: &BTreeSet<String>,
     ) -> BTreeMap<String, Decision> {
         let judge = &self.judge;
-        let no_better = if judge.min_gain > 0.0 && judge.objective == Objective::Balanced {
-            format!("no admissible choice does {}% better", judge.min_gain * 100.0)
+        let no_better = if judge.margin() > 0.0 {
+            format!("no admissible choice does {}% better", judge.margin() * 100.0)
         } else {
             "no admissible choice does better".to_owned()
         };
