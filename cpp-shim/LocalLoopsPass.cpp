@@ -131,13 +131,7 @@ class NestFacts {
         Facts.trip_count ? 0 : SE.getSmallConstantMaxTripCount(L);
     uint64_t Size = iterationSize(*L, SE);
     Facts.iteration_insts = Size > UINT32_MAX ? UINT32_MAX : Size;
-    TransformationMode Mode = hasUnrollTransformation(L);
-    Facts.source =
-        Mode == TM_Unspecified ? NVRA_SOURCE_UNSPECIFIED
-        : Mode == TM_ForcedByUser &&
-                getBooleanLoopAttribute(L, "llvm.loop.unroll.full")
-            ? NVRA_SOURCE_FULL
-            : NVRA_SOURCE_OTHER;
+    Facts.source = sourceUnroll(*L);
     uint32_t Own = Loops.size();
     Index[L] = Own;
     Loops.push_back(Facts);
@@ -315,18 +309,7 @@ PreservedAnalyses PromoteLocalsLoopsPass::run(Loop &L, LoopAnalysisManager &,
   Function &F = *L.getHeader()->getParent();
   if (hasUnrollTransformation(&L) != TM_Unspecified || !promotesLocals(F))
     return PreservedAnalyses::all();
-  // The arrays the loop addresses at an offset that varies in it.
-  SetVector<AllocaInst *> Locals;
-  for (BasicBlock *BB : L.blocks())
-    for (const Instruction &I : *BB)
-      for (const Value *Ptr : addresses(I)) {
-        uint64_t Bytes = 0;
-        auto *Local = const_cast<AllocaInst *>(localArray(Ptr, F, Bytes));
-        if (Local &&
-            !AR.SE.isLoopInvariant(AR.SE.getSCEV(const_cast<Value *>(Ptr)),
-                                   &L))
-          Locals.insert(Local);
-      }
+  SetVector<AllocaInst *> Locals = localsWalkedBy(L, AR.SE);
   if (Locals.empty())
     return PreservedAnalyses::all();
   NestFacts Facts(AR.SE, AR.LI, L);

@@ -4,6 +4,7 @@
 
 #include "nvregalloc.h"
 
+#include "llvm/ADT/SetVector.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CommandLine.h"
 
@@ -25,6 +26,7 @@ inline constexpr const char ColorPassArg[] = "nvregalloc-coloring";
 inline constexpr const char CssaPassArg[] = "nvregalloc-cssa";
 inline constexpr const char InlineGatePassArg[] = "nvregalloc-inline-gate";
 inline constexpr const char LocalFramePassArg[] = "nvregalloc-local-frame";
+inline constexpr const char KeepRolledPassArg[] = "nvregalloc-keep-rolled";
 inline constexpr const char LsrGatePassArg[] = "nvregalloc-lsr-gate";
 inline constexpr const char LsrGateEndPassArg[] = "nvregalloc-lsr-gate-end";
 inline constexpr const char MulWidePassArg[] = "nvregalloc-mul-wide";
@@ -43,6 +45,7 @@ inline constexpr const char UnrollGateEndPassArg[] =
 extern const void *const CoalescePassID;
 extern const void *const ColorPassID;
 extern const void *const CssaPassID;
+extern const void *const KeepRolledPassID;
 extern const void *const LocalFramePassID;
 extern const void *const LsrGatePassID;
 extern const void *const LsrGateEndPassID;
@@ -88,6 +91,12 @@ addresses(const llvm::Instruction &I);
 // IR instructions of one iteration of L, inner loops with a constant trip
 // count counted that many times.
 uint64_t iterationSize(const llvm::Loop &L, llvm::ScalarEvolution &SE);
+// What L's metadata decides of its unrolling (a pragma, LLVM's mark on a
+// loop it unrolled, the plan's): an NvraSourceUnroll.
+uint32_t sourceUnroll(const llvm::Loop &L);
+// The local arrays L addresses at an offset that varies in it.
+llvm::SetVector<llvm::AllocaInst *> localsWalkedBy(const llvm::Loop &L,
+                                                   llvm::ScalarEvolution &SE);
 // The offsets of the elements of Size bytes within Bytes that an offset
 // with the known bits Known, within Range, may be.
 llvm::SmallVector<uint64_t, 16>

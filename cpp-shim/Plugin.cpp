@@ -4,8 +4,8 @@
 // the static callback below; LLVM calls it whenever a codegen pipeline is
 // built. For NVPTX targets only, it places:
 // - nvregalloc-promote-locals-zext right after NaryReassociate, and
-//   nvregalloc-mul-wide last among the IR passes, right after the stack
-//   protector, ahead of instruction selection;
+//   nvregalloc-mul-wide then nvregalloc-keep-rolled last among the IR
+//   passes, right after the stack protector, ahead of instruction selection;
 // - nvregalloc-cssa right after LiveVariables, the last point in SSA form
 //   before PHIElimination (LiveVariables itself needs SSA form, and the pass
 //   leaves it);
@@ -114,9 +114,11 @@ static void insertNonNegativeZext(TargetPassConfig &Config) {
 
 /// Puts nvregalloc-mul-wide last among the IR passes, after the stack
 /// protector (which leaves NVPTX's functions alone), where no CSE is left to
-/// merge the widenings it copies before instruction selection.
-static void insertMulWide(TargetPassConfig &Config) {
+/// merge the widenings it copies before instruction selection, and
+/// nvregalloc-keep-rolled after it, where every loop is in its final form.
+static void insertLastIrPasses(TargetPassConfig &Config) {
   Config.insertPass(&StackProtector::ID, nvregalloc::MulWidePassID);
+  Config.insertPass(nvregalloc::MulWidePassID, nvregalloc::KeepRolledPassID);
 }
 
 static RegisterTargetPassConfigCallback InsertNvregallocPasses(
@@ -124,7 +126,7 @@ static RegisterTargetPassConfigCallback InsertNvregallocPasses(
       if (!TM.getTargetTriple().isNVPTX())
         return;
       insertNonNegativeZext(*Config);
-      insertMulWide(*Config);
+      insertLastIrPasses(*Config);
       if (nvregalloc::CoalesceMode == NVRA_COALESCE_REPLACE_STOCK) {
         if (nvregalloc::stockJoiningOption())
           Config->insertPass(&TwoAddressInstructionPassID,

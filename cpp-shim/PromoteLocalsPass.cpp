@@ -39,6 +39,7 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/KnownBits.h"
 #include "llvm/Transforms/Scalar/InferAlignment.h"
+#include "llvm/Transforms/Utils/LoopUtils.h"
 
 using namespace llvm;
 
@@ -169,6 +170,31 @@ uint64_t iterationSize(const Loop &L, ScalarEvolution &SE) {
     Size += iterationSize(*Inner, SE) * Trips - instructionsIn(*Inner);
   }
   return Size;
+}
+
+uint32_t sourceUnroll(const Loop &L) {
+  TransformationMode Mode = hasUnrollTransformation(&L);
+  if (Mode == TM_Unspecified)
+    return NVRA_SOURCE_UNSPECIFIED;
+  return Mode == TM_ForcedByUser &&
+                 getBooleanLoopAttribute(&L, "llvm.loop.unroll.full")
+             ? NVRA_SOURCE_FULL
+             : NVRA_SOURCE_OTHER;
+}
+
+SetVector<AllocaInst *> localsWalkedBy(const Loop &L, ScalarEvolution &SE) {
+  const Function &F = *L.getHeader()->getParent();
+  SetVector<AllocaInst *> Locals;
+  for (const BasicBlock *BB : L.blocks())
+    for (const Instruction &I : *BB)
+      for (const Value *Ptr : addresses(I)) {
+        uint64_t Bytes = 0;
+        auto *Local = const_cast<AllocaInst *>(localArray(Ptr, F, Bytes));
+        if (Local &&
+            !SE.isLoopInvariant(SE.getSCEV(const_cast<Value *>(Ptr)), &L))
+          Locals.insert(Local);
+      }
+  return Locals;
 }
 
 SmallVector<uint64_t, 16> elementsAgreeing(const KnownBits &Known,

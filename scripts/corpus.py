@@ -199,9 +199,10 @@ def build_kernel(unit, workdir, modes, clang_path=True, external=False):
     }
 
     # The clang path: -fpass-plugin by default must pass ptxas, and in
-    # analysis-only mode, with the middle end's promote-locals off (it
-    # changes the IR by design), must match stock clang byte for byte. (clang targets a
-    # newer PTX ISA than llc, so its PTX is compared with clang's own.)
+    # analysis-only mode, with the middle end's promote-locals and the
+    # nounroll marks off (they change the IR by design), must match stock
+    # clang byte for byte. (clang targets a newer PTX ISA than llc, so its
+    # PTX is compared with clang's own.)
     def clang(out, *extra):
         flags = [f for v in verify for f in ("-mllvm", v)]
         return run([f"{LLVM_BIN}/clang++", *CLANG_CUDA_FLAGS, *includes, *flags, *extra, "-S", cu, "-o", out])
@@ -214,7 +215,8 @@ def build_kernel(unit, workdir, modes, clang_path=True, external=False):
                                       "-mllvm", "-nvregalloc-pressure=analyze",
                                       "-mllvm", "-nvregalloc-coalesce=analyze",
                                       "-mllvm", "-nvregalloc-color=analyze",
-                                      "-mllvm", "-nvregalloc-promote-locals=false"),
+                                      "-mllvm", "-nvregalloc-promote-locals=false",
+                                      "-mllvm", "-nvregalloc-keep-loops-rolled=false"),
     }
     for build, r in builds.items():
         if r.returncode:

@@ -219,10 +219,27 @@ pub const WIDEN: ChoiceKey = ChoiceKey {
     help: "copy a 32-bit index's widening into each block that scales it, for mul.wide",
 };
 
+/// `rolled=kept`: a loop LLVM's unrollers left rolled because it was too
+/// big to unroll (`keep_rolled`) is marked `.pragma "nounroll"` for ptxas,
+/// which otherwise unrolls constant-trip loops by itself whatever LLVM
+/// decided; `ptxas` leaves them to ptxas, as stock LLVM does. ptxas's
+/// unrolling costs code and often registers, and buys instruction-level
+/// parallelism and constant offsets; `nvregalloc-tune` tries `ptxas` per
+/// function where it pays. The lever: `KeepRolledPass.cpp`.
+pub const ROLLED: ChoiceKey = ChoiceKey {
+    name: "rolled",
+    values: &["ptxas", "kept"],
+    stock: "ptxas",
+    default: "kept",
+    middle_end: false,
+    help: "loops LLVM left rolled for their size: ptxas may unroll them, or they stay rolled (nounroll)",
+};
+
 /// Every key, in the order files and help list them. A key's place here is
 /// its index in the ABI's `NvraFunctionChoices::value`.
-pub const KEYS: &[&ChoiceKey] =
-    &[&COALESCE, &COLOR, &PRESSURE, &UNDEFINED, &CAP, &LSR, &UNROLL, &SCHED, &INLINE, &PROMOTE, &WIDEN];
+pub const KEYS: &[&ChoiceKey] = &[
+    &COALESCE, &COLOR, &PRESSURE, &UNDEFINED, &CAP, &LSR, &UNROLL, &SCHED, &INLINE, &PROMOTE, &WIDEN, &ROLLED,
+];
 
 /// What ptxas can give one thread (sm_70 and later).
 pub const MAX_REGISTERS: u32 = 255;

@@ -22,6 +22,7 @@ use crate::driver::{self, Verdict};
 use crate::function::{
     Block, BlockData, Function, InstData, InstFlags, InstKind, Operand, OperandFlags, RegClass, VReg,
 };
+use crate::keep_rolled;
 use crate::options::{CoalesceMode, ColorMode, Fault, Options, Outputs, PressureMode};
 use crate::pass::Pass;
 use crate::pressure;
@@ -313,10 +314,19 @@ fn limits_from_abi(raw: &NvraPromoteLimits) -> promote::Limits {
     }
 }
 
+/// What a loop's metadata decides of its unrolling (an `NvraSourceUnroll`).
+fn source_from_abi(raw: u32) -> nest::SourceUnroll {
+    match raw {
+        NVRA_SOURCE_UNSPECIFIED => nest::SourceUnroll::Unspecified,
+        NVRA_SOURCE_FULL => nest::SourceUnroll::Full,
+        _ => nest::SourceUnroll::Other,
+    }
+}
+
 /// The loop nest the shim describes, or `None` where an index is out of
 /// range or a loop's parent does not come before it.
 unsafe fn nest_from_abi(raw: &NvraNest) -> Option<nest::Nest> {
-    use nest::{Access, ArrayId, Base, LoopId, NestArray, NestLoop, SourceUnroll};
+    use nest::{Access, ArrayId, Base, LoopId, NestArray, NestLoop};
     let some = |i: u32, n: u32| (i != NVRA_NONE).then_some(i).map(|i| (i < n).then_some(i));
     let loops = array(raw.loops, raw.n_loops)
         .iter()
@@ -326,17 +336,12 @@ unsafe fn nest_from_abi(raw: &NvraNest) -> Option<nest::Nest> {
                 None => None,
                 Some(p) => Some(LoopId(p?)),
             };
-            let source = match l.source {
-                NVRA_SOURCE_UNSPECIFIED => SourceUnroll::Unspecified,
-                NVRA_SOURCE_FULL => SourceUnroll::Full,
-                _ => SourceUnroll::Other,
-            };
             Some(NestLoop {
                 parent,
                 trip_count: (l.trip_count != 0).then_some(l.trip_count),
                 max_trip_count: (l.trip_count == 0 && l.max_trip_count != 0).then_some(l.max_trip_count),
                 iteration_insts: l.iteration_insts,
-                source,
+                source: source_from_abi(l.source),
             })
         })
         .collect::<Option<Vec<_>>>()?;
@@ -625,6 +630,38 @@ pub unsafe extern "C" fn nvra_read_param_in_place(abi_version: u32, copy: *const
         Ok(promote::ParamVerdict::ParamWritten) => NVRA_PARAM_WRITTEN,
         Ok(promote::ParamVerdict::LocalWritten) => NVRA_PARAM_LOCAL_WRITTEN,
         Ok(promote::ParamVerdict::LocalEscapes) | Err(_) => NVRA_PARAM_LOCAL_ESCAPES,
+    }
+}
+
+/// `keep_rolled::keep_rolled` for the shim; `NVRA_ROLLED_SOURCE_DECIDES`
+/// (the loop left as it is, LLVM's behaviour) on a mismatched ABI or a
+/// panic.
+///
+/// # Safety
+/// `raw` must point to an `NvraRolledLoop`.
+#[no_mangle]
+pub unsafe extern "C" fn nvra_keep_rolled(abi_version: u32, raw: *const NvraRolledLoop) -> NvraRolledPlan {
+    use keep_rolled::RolledVerdict;
+    init_logging();
+    let plan = |verdict| NvraRolledPlan { verdict, reserved: 0, unrolled_insts: 0 };
+    if abi_version != NVRA_ABI_VERSION {
+        return plan(NVRA_ROLLED_SOURCE_DECIDES);
+    }
+    let raw = &*raw;
+    let facts = keep_rolled::RolledLoop {
+        trip_count: (raw.trip_count != 0).then_some(raw.trip_count),
+        iteration_insts: raw.iteration_insts,
+        source: source_from_abi(raw.source),
+        walks_local: raw.walks_local != 0,
+    };
+    match panic::catch_unwind(|| keep_rolled::keep_rolled(&facts)) {
+        Ok(RolledVerdict::KeepRolled { unrolled_insts }) => {
+            NvraRolledPlan { unrolled_insts, ..plan(NVRA_ROLLED_KEEP) }
+        }
+        Ok(RolledVerdict::RuntimeTrips) => plan(NVRA_ROLLED_RUNTIME_TRIPS),
+        Ok(RolledVerdict::Small) => plan(NVRA_ROLLED_SMALL),
+        Ok(RolledVerdict::WalksLocal) => plan(NVRA_ROLLED_WALKS_LOCAL),
+        Ok(RolledVerdict::SourceDecides) | Err(_) => plan(NVRA_ROLLED_SOURCE_DECIDES),
     }
 }
 

@@ -42,6 +42,7 @@ mod coloring;
 mod cssa;
 mod dot;
 mod ffi;
+mod keep_rolled;
 mod linear_scan;
 mod promote;
 mod rename;

@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bump on any change to a struct below or to the meaning of a field. */
-#define NVRA_ABI_VERSION 33u
+#define NVRA_ABI_VERSION 34u
 
 /* Sentinel for "no register" / "no tie" in 32-bit index fields. */
 #define NVRA_NONE 0xffffffffu
@@ -654,6 +654,37 @@ typedef enum NvraParamVerdict {
  * mismatched ABI. */
 uint32_t nvra_read_param_in_place(uint32_t abi_version,
                                   const NvraParamCopy *copy);
+
+/* A loop still rolled at the end of LLVM's IR passes (keep_rolled). */
+typedef struct NvraRolledLoop {
+  uint32_t trip_count;      /* 0: not a constant */
+  uint32_t iteration_insts; /* IR instructions of one iteration, inner loops
+                               with constant trip counts counted that many
+                               times */
+  uint32_t source;          /* NvraSourceUnroll: what its metadata decides */
+  uint32_t walks_local;     /* bool: it addresses a local array at an offset
+                               that varies in it */
+} NvraRolledLoop;
+
+typedef enum NvraRolledVerdict {
+  NVRA_ROLLED_KEEP = 0,          /* mark it llvm.loop.unroll.disable, for
+                                    ptxas too */
+  NVRA_ROLLED_SOURCE_DECIDES = 1, /* left to ptxas: the verdicts from here on
+                                     (also on a panic or a mismatched ABI) */
+  NVRA_ROLLED_RUNTIME_TRIPS = 2,
+  NVRA_ROLLED_SMALL = 3,         /* within LLVM's full-unroll threshold */
+  NVRA_ROLLED_WALKS_LOCAL = 4,   /* ptxas's unrolling can make the local
+                                    registers */
+} NvraRolledVerdict;
+
+typedef struct NvraRolledPlan {
+  uint32_t verdict;        /* NvraRolledVerdict */
+  uint32_t reserved;
+  uint64_t unrolled_insts; /* NVRA_ROLLED_KEEP: IR instructions unrolled */
+} NvraRolledPlan;
+
+NvraRolledPlan nvra_keep_rolled(uint32_t abi_version,
+                                const NvraRolledLoop *loop);
 
 /* The shim hands its PassBuilder callback (a function taking a
  * llvm::PassBuilder *) to the plugin's entry point, which the Rust side

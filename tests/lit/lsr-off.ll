@@ -23,12 +23,13 @@
 ; The gate is in the pipeline only with a function-options file, in the loop
 ; pass manager that runs LSR; with `lsr=on` everywhere the PTX is stock's
 ; (and with promote=off, whose nvregalloc-promote-locals-zext runs in llc:
-; it makes k_off's index a zero extension; and widen=off, whose
-; nvregalloc-mul-wide runs in llc too).
+; it makes k_off's index a zero extension; widen=off, whose
+; nvregalloc-mul-wide runs in llc too; and rolled=ptxas, for
+; nvregalloc-keep-rolled).
 ; RUN: %llc_plugin -nvregalloc-function-options=%t.nvra -debug-pass=Structure %s -o /dev/null 2>&1 \
 ; RUN:   | FileCheck %s --check-prefix=PIPELINE
 ; RUN: %llc_plugin -debug-pass=Structure %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=NO-GATE
-; RUN: echo "* coalesce=off color=off pressure=off lsr=on promote=off widen=off" > %t.stock
+; RUN: echo "* coalesce=off color=off pressure=off lsr=on promote=off widen=off rolled=ptxas" > %t.stock
 ; RUN: %llc_plugin -nvregalloc-function-options=%t.stock %s -o %t.stock.ptx
 ; RUN: %llc_nvptx %s -o %t.llc.ptx
 ; RUN: diff %t.llc.ptx %t.stock.ptx

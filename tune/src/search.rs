@@ -61,7 +61,7 @@ pub struct Candidate {
 /// (`--budget`) cut short builds the likeliest first. Without a middle end
 /// (llc), those that act only there are left out.
 pub fn candidates(has_middle_end: bool) -> Vec<Candidate> {
-    use choices::{COLOR, INLINE, LSR, PRESSURE, PROMOTE, SCHED, UNDEFINED, UNROLL, WIDEN};
+    use choices::{COLOR, INLINE, LSR, PRESSURE, PROMOTE, ROLLED, SCHED, UNDEFINED, UNROLL, WIDEN};
     let plugin = FunctionChoices::plugin_default();
     let renamed = plugin.clone().with(&COLOR, "rename");
     let all = [
@@ -87,6 +87,9 @@ pub fn candidates(has_middle_end: bool) -> Vec<Candidate> {
         ("no unroll", plugin.clone().with(&UNROLL, "off")),
         // Not yet ranked by how often `balanced` takes it.
         ("widen", plugin.clone().with(&WIDEN, "block")),
+        // Loops LLVM left rolled for their size given back to ptxas, which
+        // may unroll them (choices::ROLLED).
+        ("ptxas unrolls", plugin.clone().with(&ROLLED, "ptxas")),
     ];
     let middle_end_only = |c: &FunctionChoices| {
         KEYS.iter().any(|k| k.middle_end && !k.values.is_empty() && c.get(k) != plugin.get(k))
