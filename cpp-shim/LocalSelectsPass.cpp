@@ -47,6 +47,9 @@
 #include "llvm/Transforms/Scalar/SROA.h"
 #include "llvm/Transforms/Utils/LoopUtils.h"
 
+#include <memory>
+#include <variant>
+
 using namespace llvm;
 using namespace llvm::PatternMatch;
 
@@ -64,9 +67,48 @@ struct LocalUses {
   SmallVector<Instruction *, 8> Dynamic;
   /// The stores and memory intrinsics that write it at a constant offset.
   SmallVector<Instruction *, 8> Writes;
+  /// The loads and stores at a constant offset of a type other than the
+  /// element's that covers whole elements (`= {0, 0}` of a `uint32_t[2]` is
+  /// one 8-byte store), split into the elements' before the rewrite.
+  SmallVector<Instruction *, 4> Wide;
   /// The GEPs, phis and selects of the local's address.
   SmallVector<Instruction *, 8> Pointers;
 };
+
+/// Why a local indexed at offsets that are not constants is not one this
+/// pass can rewrite, for its remark.
+enum class Unfit {
+  /// Its address goes to a call, is stored, compared or cast to an integer.
+  Escapes,
+  /// A volatile or atomic access.
+  NotSimple,
+  /// A phi or select merges its address with another pointer's.
+  MayPointElsewhere,
+  /// Accessed as elements of two types, or partly.
+  MixedElements,
+  /// A memory intrinsic of a length or at an offset that is not a
+  /// constant.
+  DynamicIntrinsic,
+};
+
+const char *whyUnfit(Unfit Why) {
+  switch (Why) {
+  case Unfit::Escapes:
+    return "its address goes to a call, or is stored, compared or made an "
+           "integer";
+  case Unfit::NotSimple:
+    return "a volatile or atomic access";
+  case Unfit::MayPointElsewhere:
+    return "a phi or select merges its address with another pointer";
+  case Unfit::MixedElements:
+    return "it is accessed as elements of two types, or in part of an "
+           "element";
+  case Unfit::DynamicIntrinsic:
+    return "a memset or memcpy of it has a length or an offset that is not a "
+           "constant";
+  }
+  llvm_unreachable("every Unfit is named");
+}
 
 /// Whether \p Ty is an element a select can choose: a scalar that fills
 /// its bytes.
@@ -76,29 +118,60 @@ bool selectable(Type *Ty, const DataLayout &DL) {
          isPowerOf2_64(DL.getTypeStoreSize(Ty));
 }
 
-/// \p Alloca's uses, or none where one is of another kind: an escape, a
-/// pointer that may also point elsewhere, a volatile or atomic access, two
-/// element types, or one at a constant offset not on an element.
-std::optional<LocalUses> usesOf(AllocaInst &Alloca, uint64_t Bytes) {
+/// The type of a load or store.
+Type *accessedType(const Instruction &I) {
+  if (const auto *Load = dyn_cast<LoadInst>(&I))
+    return Load->getType();
+  return cast<StoreInst>(I).getValueOperand()->getType();
+}
+
+/// Whether a load or store of \p Ty at a constant offset covers whole
+/// elements of \p Element, into which it can be split: integers and
+/// floating-point values of a multiple of its size (made integers and
+/// shifted), or vectors of it.
+bool coversElements(Type *Ty, Type *Element, const DataLayout &DL) {
+  if (auto *Vector = dyn_cast<FixedVectorType>(Ty))
+    return Vector->getElementType() == Element;
+  uint64_t Size = DL.getTypeStoreSize(Ty);
+  uint64_t ElementSize = DL.getTypeStoreSize(Element);
+  return DL.isLittleEndian() && !Element->isPointerTy() &&
+         selectable(Ty, DL) && Size > ElementSize && Size % ElementSize == 0;
+}
+
+/// \p Alloca's uses, or why one is of a kind this pass cannot rewrite: an
+/// escape, a pointer that may also point elsewhere, a volatile or atomic
+/// access, two element types (but for whole elements at a constant offset),
+/// or one at a constant offset not on an element.
+std::variant<LocalUses, Unfit> usesOf(AllocaInst &Alloca, uint64_t Bytes) {
   const DataLayout &DL = Alloca.getDataLayout();
   LocalUses Uses;
   SmallPtrSet<Value *, 8> Seen{&Alloca};
-  auto Access = [&](Instruction &I, Value *Ptr, Type *Ty) {
-    if (Uses.Element && Uses.Element != Ty)
-      return false;
-    Uses.Element = Ty;
-    uint64_t Size = DL.getTypeStoreSize(Ty);
-    if (!selectable(Ty, DL) || Bytes % Size != 0)
-      return false;
+  /// The loads and stores at a constant offset, checked against the element
+  /// type once the walk knows it: the type of the accesses at offsets that
+  /// are not constants.
+  SmallVector<std::pair<Instruction *, uint64_t>, 8> AtConstant;
+  std::optional<Unfit> Why;
+  auto Fail = [&](Unfit Reason) {
+    Why = Reason;
+    return false;
+  };
+  auto Access = [&](Instruction &I, Value *Ptr) {
     APInt Offset(DL.getIndexTypeSizeInBits(Ptr->getType()), 0);
     if (Ptr->stripAndAccumulateConstantOffsets(DL, Offset, true) != &Alloca) {
+      Type *Ty = accessedType(I);
+      if ((Uses.Element && Uses.Element != Ty) || !selectable(Ty, DL) ||
+          Bytes % DL.getTypeStoreSize(Ty) != 0)
+        return Fail(Unfit::MixedElements);
+      Uses.Element = Ty;
       Uses.Dynamic.push_back(&I);
       return true;
     }
     if (isa<StoreInst>(I))
       Uses.Writes.push_back(&I);
-    return Offset.isNonNegative() && Offset.getZExtValue() % Size == 0 &&
-           Offset.getZExtValue() + Size <= Bytes;
+    if (Offset.isNegative())
+      return Fail(Unfit::MixedElements);
+    AtConstant.emplace_back(&I, Offset.getZExtValue());
+    return true;
   };
   bool Fits = walkPointerUses(Alloca, [&](const PointerUse &Use) {
     Instruction *I = Use.user();
@@ -108,29 +181,29 @@ std::optional<LocalUses> usesOf(AllocaInst &Alloca, uint64_t Bytes) {
     case PointerUse::Merge:
       if (Seen.insert(I).second)
         Uses.Pointers.push_back(I);
-      return isa<GetElementPtrInst, PHINode, SelectInst>(I);
+      return isa<GetElementPtrInst, PHINode, SelectInst>(I) ||
+             Fail(Unfit::Escapes);
     case PointerUse::Marker:
       return true;
     case PointerUse::Read:
     case PointerUse::Write:
       if (!Use.Simple)
-        return false;
-      if (auto *Load = dyn_cast<LoadInst>(I))
-        return Access(*Load, Ptr, Load->getType());
-      if (auto *Store = dyn_cast<StoreInst>(I))
-        return Access(*Store, Ptr, Store->getValueOperand()->getType());
+        return Fail(Unfit::NotSimple);
+      if (isa<LoadInst, StoreInst>(I))
+        return Access(*I, Ptr);
       // What SROA splits: a memory intrinsic of a constant length at a
       // constant offset.
       if (Use.What == PointerUse::Write)
         Uses.Writes.push_back(I);
-      return isa<ConstantInt>(cast<MemIntrinsic>(I)->getLength()) &&
-             Use.Offset.has_value();
+      return (isa<ConstantInt>(cast<MemIntrinsic>(I)->getLength()) &&
+              Use.Offset.has_value()) ||
+             Fail(Unfit::DynamicIntrinsic);
     default:
-      return false;
+      return Fail(Unfit::Escapes);
     }
   });
   if (!Fits)
-    return std::nullopt;
+    return Why.value_or(Unfit::Escapes);
   // A phi or select that merges the local's address with another pointer
   // may point elsewhere.
   for (Instruction *Pointer : Uses.Pointers)
@@ -138,8 +211,93 @@ std::optional<LocalUses> usesOf(AllocaInst &Alloca, uint64_t Bytes) {
         any_of(Pointer->operands(), [&](Value *Operand) {
           return Operand->getType()->isPointerTy() && !Seen.contains(Operand);
         }))
-      return std::nullopt;
+      return Unfit::MayPointElsewhere;
+  if (!Uses.Element)
+    return Uses;
+  uint64_t ElementSize = DL.getTypeStoreSize(Uses.Element);
+  for (auto [I, Offset] : AtConstant) {
+    Type *Ty = accessedType(*I);
+    uint64_t Size = DL.getTypeStoreSize(Ty);
+    if (Offset % ElementSize != 0 || Offset + Size > Bytes)
+      return Unfit::MixedElements;
+    if (Ty == Uses.Element)
+      continue;
+    if (!coversElements(Ty, Uses.Element, DL))
+      return Unfit::MixedElements;
+    Uses.Wide.push_back(I);
+  }
   return Uses;
+}
+
+/// Whether some load or store of \p Alloca is at an offset that is not a
+/// constant: a local this pass is about.
+bool indexedAtVaryingOffsets(AllocaInst &Alloca) {
+  bool Varying = false;
+  walkPointerUses(Alloca, [&](const PointerUse &Use) {
+    Varying |=
+        (Use.What == PointerUse::Read || Use.What == PointerUse::Write) &&
+        isa<LoadInst, StoreInst>(Use.user()) && !Use.Offset;
+    return !Varying;
+  });
+  return Varying;
+}
+
+/// Splits \p Access, a load or store at a constant offset that covers whole
+/// elements of \p Element (coversElements), into one per element, at the
+/// same place.
+void splitIntoElements(Instruction &Access, Type *Element) {
+  const DataLayout &DL = Access.getDataLayout();
+  IRBuilder<> Builder(&Access);
+  Value *Ptr = getLoadStorePointerOperand(&Access);
+  Align Alignment = getLoadStoreAlignment(&Access);
+  Type *Ty = accessedType(Access);
+  uint64_t ElementSize = DL.getTypeStoreSize(Element);
+  unsigned Pieces = DL.getTypeStoreSize(Ty) / ElementSize;
+  auto *Vector = dyn_cast<FixedVectorType>(Ty);
+  IntegerType *Whole = Builder.getIntNTy(DL.getTypeStoreSizeInBits(Ty));
+  IntegerType *Piece = Builder.getIntNTy(DL.getTypeStoreSizeInBits(Element));
+  auto PieceAt = [&](unsigned J) {
+    return std::make_pair(
+        Builder.CreateConstInBoundsGEP1_64(Builder.getInt8Ty(), Ptr,
+                                           J * ElementSize),
+        commonAlignment(Alignment, J * ElementSize));
+  };
+  if (auto *Store = dyn_cast<StoreInst>(&Access)) {
+    Value *Stored = Store->getValueOperand();
+    Value *Bits = Vector ? nullptr : Builder.CreateBitCast(Stored, Whole);
+    for (unsigned J = 0; J != Pieces; ++J) {
+      Value *Part;
+      if (Vector) {
+        Part = Builder.CreateExtractElement(Stored, J);
+      } else {
+        Part = Builder.CreateTrunc(
+            J ? Builder.CreateLShr(Bits, J * Piece->getBitWidth()) : Bits,
+            Piece);
+        Part = Builder.CreateBitCast(Part, Element);
+      }
+      auto [At, PartAlign] = PieceAt(J);
+      Builder.CreateAlignedStore(Part, At, PartAlign);
+    }
+  } else {
+    Value *Result = Vector ? PoisonValue::get(Ty) : nullptr;
+    for (unsigned J = 0; J != Pieces; ++J) {
+      auto [At, PartAlign] = PieceAt(J);
+      Value *Part = Builder.CreateAlignedLoad(Element, At, PartAlign);
+      if (Vector) {
+        Result = Builder.CreateInsertElement(Result, Part, J);
+        continue;
+      }
+      Value *Shifted =
+          Builder.CreateZExt(Builder.CreateBitCast(Part, Piece), Whole);
+      if (J)
+        Shifted = Builder.CreateShl(Shifted, J * Piece->getBitWidth());
+      Result = Result ? Builder.CreateOr(Result, Shifted) : Shifted;
+    }
+    if (!Vector)
+      Result = Builder.CreateBitCast(Result, Ty);
+    Access.replaceAllUsesWith(Result);
+  }
+  Access.eraseFromParent();
 }
 
 /// Builds each pointer into one local as its byte offset from the local,
@@ -214,6 +372,55 @@ SmallVector<uint64_t, 16> elementsAt(Value *Offset, uint64_t Size,
       computeConstantRange(Offset, /*ForSigned=*/false), Size, Bytes);
 }
 
+/// What varies the offset of a load or store into a local.
+struct Variation {
+  /// The loops whose counters step it.
+  SmallPtrSet<const Loop *, 4> Stepping;
+  /// Data decides it: a value ScalarEvolution cannot see through (one
+  /// loaded), or no expression at all (a phi or select of pointers).
+  bool ByData = false;
+};
+
+Variation variationOf(Instruction &Access, AllocaInst &Local,
+                      ScalarEvolution &SE) {
+  Variation Found;
+  const SCEV *Offset =
+      SE.getMinusSCEV(SE.getSCEV(getLoadStorePointerOperand(&Access)),
+                      SE.getSCEV(&Local));
+  if (isa<SCEVCouldNotCompute>(Offset)) {
+    Found.ByData = true;
+    return Found;
+  }
+  // Every node visited: the predicate never finds what it looks for.
+  SCEVExprContains(Offset, [&](const SCEV *S) {
+    if (const auto *Rec = dyn_cast<SCEVAddRecExpr>(S))
+      Found.Stepping.insert(Rec->getLoop());
+    Found.ByData |= isa<SCEVUnknown>(S);
+    return false;
+  });
+  return Found;
+}
+
+/// What varies a local's loads and stores, all of them: the loops with a
+/// constant trip count among those that step them, and whether data
+/// decides any.
+Variation variationOf(AllocaInst &Local, ScalarEvolution &SE) {
+  Variation All;
+  walkPointerUses(Local, [&](const PointerUse &Use) {
+    Instruction *I = Use.user();
+    if (!isa<LoadInst, StoreInst>(I) ||
+        (Use.What != PointerUse::Read && Use.What != PointerUse::Write))
+      return true;
+    Variation One = variationOf(*I, Local, SE);
+    All.ByData |= One.ByData;
+    for (const Loop *L : One.Stepping)
+      if (SE.getSmallConstantTripCount(L))
+        All.Stepping.insert(L);
+    return true;
+  });
+  return All;
+}
+
 /// The loops that step the offsets of a local's accesses into it, for the
 /// walk facts of NvraDynamicLocal: a loop left rolled runs each access's
 /// selects every iteration.
@@ -228,29 +435,10 @@ public:
   Walks(ScalarEvolution &SE, LoopInfo &LI) : SE(SE), LI(LI) {}
 
   /// \p Access, into \p Local, which selects among \p Elements elements;
-  /// whether data decides its offset (a value ScalarEvolution cannot see
-  /// through, such as one loaded, or no expression at all: a phi or
-  /// select of pointers), not only loops' counters.
+  /// whether data decides its offset (variationOf), not only loops'
+  /// counters.
   bool add(Instruction &Access, AllocaInst &Local, uint64_t Elements) {
-    const SCEV *Offset =
-        SE.getMinusSCEV(SE.getSCEV(getLoadStorePointerOperand(&Access)),
-                        SE.getSCEV(&Local));
-    if (isa<SCEVCouldNotCompute>(Offset))
-      return true;
-    // The loops of its recurrences, and whether a value is among its
-    // leaves; every node visited.
-    struct Leaves {
-      SmallPtrSet<const Loop *, 4> Stepping;
-      bool ByData = false;
-      bool follow(const SCEV *S) {
-        if (const auto *Rec = dyn_cast<SCEVAddRecExpr>(S))
-          Stepping.insert(Rec->getLoop());
-        ByData |= isa<SCEVUnknown>(S);
-        return true;
-      }
-      bool isDone() const { return false; }
-    } Found;
-    visitAll(Offset, Found);
+    Variation Found = variationOf(Access, Local, SE);
     for (const Loop *Walk : Found.Stepping) {
       if (SE.getSmallConstantTripCount(Walk) == 0) {
         ByRuntimeLoop = true;
@@ -377,6 +565,116 @@ void eraseUnused(ArrayRef<Instruction *> Pointers) {
     I->eraseFromParent();
 }
 
+/// One local indexed at offsets that are not constants: what is known of
+/// it, the core's verdict, and the offsets built for its selects (erased
+/// unless they are made).
+class Candidate {
+public:
+  AllocaInst &Local;
+  uint64_t Bytes;
+  Variation Varies;
+
+  Candidate(AllocaInst &Local, uint64_t Bytes)
+      : Local(Local), Bytes(Bytes), Found(Unfit::Escapes) {}
+
+  bool makes() const { return Verdict == NVRA_SELECTS_MAKE; }
+
+  /// Finds its uses, the elements each access may reach and the loops
+  /// that step them, and asks the core.
+  void judge(ScalarEvolution &SE, LoopInfo &LI,
+             const NvraPromoteLimits &Limits) {
+    Found = usesOf(Local, Bytes);
+    auto *Uses = std::get_if<LocalUses>(&Found);
+    if (!Uses || Uses->Dynamic.empty())
+      return;
+    const DataLayout &DL = Local.getDataLayout();
+    uint64_t Size = DL.getTypeStoreSize(Uses->Element);
+    Offsets = std::make_unique<OffsetBuilder>(Local);
+    Facts.bytes = Bytes;
+    Facts.accesses = Uses->Dynamic.size();
+    Walked = std::make_unique<Walks>(SE, LI);
+    for (Instruction *Access : Uses->Dynamic) {
+      Value *Offset = Offsets->of(getLoadStorePointerOperand(Access));
+      Targets.emplace_back(Offset, elementsAt(Offset, Size, Bytes, DL));
+      Facts.selected += Targets.back().second.size();
+      if (!Walked->add(*Access, Local, Targets.back().second.size()))
+        continue;
+      Facts.indexed_by_data = true;
+      const Loop *In = LI.getLoopFor(Access->getParent());
+      Facts.reused_in_loop |=
+          In && none_of(Uses->Writes, [&](Instruction *Write) {
+            return In->contains(Write);
+          });
+    }
+    Walked->describe(Facts, WalkingLoops);
+    Verdict = nvra_selects_local(NVRA_ABI_VERSION, &Limits, &Facts);
+  }
+
+  /// Makes the selects, where the core would and no local that a loop
+  /// stepping this one's offsets steps too stays in memory (\p Blocker,
+  /// if any); else erases what was built. Each local gets a remark.
+  bool apply(Function &F, const Candidate *Blocker) {
+    LLVMContext &Context = F.getContext();
+    if (auto *Why = std::get_if<Unfit>(&Found)) {
+      Context.diagnose(
+          OptimizationRemarkMissed(LocalSelectsPassArg, "SelectLocal", &Local)
+          << "function " << F.getName() << ": " << describeLocal(Local)
+          << " indexed by data or a loop's counter: left in memory ("
+          << whyUnfit(*Why) << ")");
+      return false;
+    }
+    LocalUses &Uses = std::get<LocalUses>(Found);
+    if (!Offsets)
+      return false;
+    auto Described = [&](auto Remark) {
+      Remark << "function " << F.getName() << ": " << describeLocal(Local)
+             << " indexed by data"
+             << (Facts.n_walks || Facts.walked_by_runtime_loop
+                     ? " or a loop's counter, "
+                     : ", ")
+             << ore::NV("Accesses", uint64_t(Uses.Dynamic.size()))
+             << " such accesses reaching "
+             << ore::NV("Elements", Facts.selected) << " elements in all: ";
+      return Remark;
+    };
+    if (!makes() || Blocker) {
+      Offsets->erase();
+      auto Remark = Described(OptimizationRemarkMissed(
+          LocalSelectsPassArg, "SelectLocal", &Local));
+      if (makes())
+        Remark << "left in memory (a loop that steps it steps "
+               << describeLocal(Blocker->Local)
+               << " too, which stays in memory: the loop is left as LLVM "
+                  "has it)";
+      else
+        Remark << "left in memory (" << whyLeft(Verdict) << ")";
+      Context.diagnose(Remark);
+      return false;
+    }
+    for (Instruction *Access : Uses.Wide)
+      splitIntoElements(*Access, Uses.Element);
+    for (size_t I = 0; I != Targets.size(); ++I)
+      rewrite(*Uses.Dynamic[I], Targets[I].first, Local, Uses.Element,
+              Targets[I].second);
+    eraseUnused(Uses.Pointers);
+    Walked->keepRolled(Context);
+    Context.diagnose(
+        Described(OptimizationRemark(LocalSelectsPassArg, "SelectLocal",
+                                     &Local))
+        << "each becomes selects among them, the local registers");
+    return true;
+  }
+
+private:
+  std::variant<LocalUses, Unfit> Found;
+  std::unique_ptr<OffsetBuilder> Offsets;
+  SmallVector<std::pair<Value *, SmallVector<uint64_t, 16>>, 8> Targets;
+  NvraDynamicLocal Facts{};
+  SmallVector<NvraLoopWalk, 4> WalkingLoops;
+  std::unique_ptr<Walks> Walked;
+  uint32_t Verdict = NVRA_SELECTS_LEAVE;
+};
+
 } // namespace
 
 PreservedAnalyses LocalSelectsPass::run(Function &F,
@@ -387,70 +685,38 @@ PreservedAnalyses LocalSelectsPass::run(Function &F,
   ScalarEvolution &SE = FAM.getResult<ScalarEvolutionAnalysis>(F);
   LoopInfo &LI = FAM.getResult<LoopAnalysis>(F);
   NvraPromoteLimits Limits = promoteLimits(F);
-  SmallVector<AllocaInst *, 8> Locals;
-  for (Instruction &I : instructions(F))
-    if (auto *Alloca = dyn_cast<AllocaInst>(&I);
-        Alloca && Alloca->isStaticAlloca())
-      Locals.push_back(Alloca);
-  bool Changed = false;
-  for (AllocaInst *Local : Locals) {
+  // Every local indexed by data or a loop's counter, judged first, made
+  // selects after: the locals a rolled loop steps are taken together.
+  SmallVector<Candidate, 8> Candidates;
+  for (Instruction &I : instructions(F)) {
+    auto *Local = dyn_cast<AllocaInst>(&I);
     uint64_t Bytes = 0;
-    if (!localArray(Local, F, Bytes))
+    if (!Local || !Local->isStaticAlloca() || !localArray(Local, F, Bytes) ||
+        !indexedAtVaryingOffsets(*Local))
       continue;
-    std::optional<LocalUses> Uses = usesOf(*Local, Bytes);
-    if (!Uses || Uses->Dynamic.empty())
-      continue;
-    uint64_t Size = DL.getTypeStoreSize(Uses->Element);
-    OffsetBuilder Offsets(*Local);
-    SmallVector<std::pair<Value *, SmallVector<uint64_t, 16>>, 8> Targets;
-    NvraDynamicLocal Facts{};
-    Facts.bytes = Bytes;
-    Facts.accesses = Uses->Dynamic.size();
-    Walks Walked(SE, LI);
-    for (Instruction *Access : Uses->Dynamic) {
-      Value *Offset = Offsets.of(getLoadStorePointerOperand(Access));
-      Targets.emplace_back(Offset, elementsAt(Offset, Size, Bytes, DL));
-      Facts.selected += Targets.back().second.size();
-      if (!Walked.add(*Access, *Local, Targets.back().second.size()))
-        continue;
-      Facts.indexed_by_data = true;
-      const Loop *In = LI.getLoopFor(Access->getParent());
-      Facts.reused_in_loop |=
-          In && none_of(Uses->Writes,
-                        [&](Instruction *Write) { return In->contains(Write); });
-    }
-    SmallVector<NvraLoopWalk, 4> WalkingLoops;
-    Walked.describe(Facts, WalkingLoops);
-    uint32_t Verdict = nvra_selects_local(NVRA_ABI_VERSION, &Limits, &Facts);
-    auto Described = [&](auto Remark) {
-      Remark << "function " << F.getName() << ": local of "
-             << ore::NV("Bytes", Bytes) << " bytes indexed by data"
-             << (Facts.n_walks || Facts.walked_by_runtime_loop
-                     ? " or a loop's counter, "
-                     : ", ")
-             << ore::NV("Accesses", uint64_t(Uses->Dynamic.size()))
-             << " such accesses reaching "
-             << ore::NV("Elements", Facts.selected) << " elements in all: ";
-      return Remark;
-    };
-    if (Verdict != NVRA_SELECTS_MAKE) {
-      Offsets.erase();
-      F.getContext().diagnose(
-          Described(OptimizationRemarkMissed(LocalSelectsPassArg,
-                                             "SelectLocal", Local))
-          << "left in memory (" << whyLeft(Verdict) << ")");
-      continue;
-    }
-    for (size_t I = 0; I != Targets.size(); ++I)
-      rewrite(*Uses->Dynamic[I], Targets[I].first, *Local, Uses->Element,
-              Targets[I].second);
-    eraseUnused(Uses->Pointers);
-    Walked.keepRolled(F.getContext());
-    F.getContext().diagnose(
-        Described(OptimizationRemark(LocalSelectsPassArg, "SelectLocal",
-                                     Local))
-        << "each becomes selects among them, the local registers");
-    Changed = true;
+    Candidate &C = Candidates.emplace_back(*Local, Bytes);
+    C.Varies = variationOf(*Local, SE);
+    C.judge(SE, LI, Limits);
+  }
+  // A loop with a constant trip count stays rolled for the selects of every
+  // small local whose offsets it steps, or for none: where one of them,
+  // indexed by no data (unrolling the loop would have made it registers),
+  // stays in memory because it cannot be made selects, the others are left
+  // as they are and so is the loop, rather than paying registers and
+  // selects for a loop that still reads local memory every iteration.
+  DenseMap<const Loop *, const Candidate *> Blocking;
+  for (const Candidate &C : Candidates)
+    if (!C.makes() && !C.Varies.ByData &&
+        C.Bytes <= Limits.max_dynamic_array_bytes)
+      for (const Loop *L : C.Varies.Stepping)
+        Blocking.try_emplace(L, &C);
+  bool Changed = false;
+  for (Candidate &C : Candidates) {
+    const Candidate *Blocker = nullptr;
+    for (const Loop *L : C.Varies.Stepping)
+      if (const Candidate *Other = Blocking.lookup(L); Other && !Blocker)
+        Blocker = Other;
+    Changed |= C.apply(F, Blocker);
   }
   if (!Changed)
     return PreservedAnalyses::all();

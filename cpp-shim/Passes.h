@@ -84,6 +84,9 @@ NvraPromoteLimits promoteLimits(const llvm::Function &F);
 // The alloca of F that Ptr points into, if any, and its size in Bytes.
 const llvm::AllocaInst *localArray(const llvm::Value *Ptr,
                                    const llvm::Function &F, uint64_t &Bytes);
+// "local 'NAME' of N bytes": the source variable's name where debug
+// information gives it (else the IR value's, if any), for remarks.
+std::string describeLocal(llvm::AllocaInst &Local);
 // The memory operands of I: a load's or store's address, a memory
 // intrinsic's destination and source.
 llvm::SmallVector<const llvm::Value *, 2>

@@ -32,6 +32,8 @@
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/ConstantRange.h"
+#include "llvm/IR/DebugInfo.h"
+#include "llvm/IR/DebugProgramInstruction.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -153,6 +155,18 @@ const AllocaInst *localArray(const Value *Ptr, const Function &F,
     return nullptr;
   Bytes = Size->getFixedValue();
   return Alloca;
+}
+
+std::string describeLocal(AllocaInst &Local) {
+  std::string Text = "local ";
+  StringRef Name = Local.getName();
+  for (DbgVariableRecord *Declare : findDVRDeclares(&Local))
+    Name = Declare->getVariable()->getName();
+  if (!Name.empty())
+    Text += "'" + Name.str() + "' ";
+  uint64_t Bytes = 0;
+  localArray(&Local, *Local.getFunction(), Bytes);
+  return Text + "of " + std::to_string(Bytes) + " bytes";
 }
 
 /// IR instructions in the blocks of \p L, inner loops' included once.

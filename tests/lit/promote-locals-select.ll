@@ -35,7 +35,7 @@ declare void @sink(ptr)
 ; CHECK:       ret void
 ; OFF-LABEL:   define ptx_kernel void @nearest(
 ; OFF:         alloca [16 x i32]
-; LIMIT:       remark: {{.*}}function nearest: local of 64 bytes indexed by data, 2 such accesses reaching 16 elements in all: left in memory (over the limits)
+; LIMIT:       remark: {{.*}}function nearest: local 'best' of 64 bytes indexed by data, 2 such accesses reaching 16 elements in all: left in memory (over the limits)
 ; LIMIT-LABEL: define ptx_kernel void @nearest(
 ; LIMIT:       alloca [16 x i32]
 ; PTX-LABEL:   .entry nearest(
@@ -47,7 +47,7 @@ declare void @sink(ptr)
 ; STOCK:       .local .align 4 .b8 __local_depot0[64];
 ; STOCK:       ld.local.b32
 ; STOCK:       st.local.b32
-; REMARK:      remark: {{.*}}function nearest: local of 64 bytes indexed by data, 2 such accesses reaching 16 elements in all: each becomes selects among them, the local registers
+; REMARK:      remark: {{.*}}function nearest: local 'best' of 64 bytes indexed by data, 2 such accesses reaching 16 elements in all: each becomes selects among them, the local registers
 define ptx_kernel void @nearest(ptr %points, ptr %out, i32 %n) {
 entry:
   %best = alloca [16 x i32], align 4
@@ -85,7 +85,7 @@ exit:
 ; CHECK-LABEL: define ptx_kernel void @chosen(
 ; CHECK-NOT:   alloca
 ; CHECK:       ret void
-; REMARK:      remark: {{.*}}function chosen: local of 32 bytes indexed by data, 1 such accesses reaching 8 elements in all: each becomes selects among them, the local registers
+; REMARK:      remark: {{.*}}function chosen: local 'a' of 32 bytes indexed by data, 1 such accesses reaching 8 elements in all: each becomes selects among them, the local registers
 define ptx_kernel void @chosen(ptr %out, ptr %in, i32 %n, i1 %c, float %x) {
 entry:
   %a = alloca [8 x float], align 4
@@ -116,7 +116,7 @@ exit:
 ; than registers held across them).
 ; CHECK-LABEL: define ptx_kernel void @once(
 ; CHECK:       alloca [7 x i32]
-; REMARK:      remark: {{.*}}function once: local of 28 bytes indexed by data, 1 such accesses reaching 7 elements in all: left in memory (no loop works on what was set before it)
+; REMARK:      remark: {{.*}}function once: local 'a' of 28 bytes indexed by data, 1 such accesses reaching 7 elements in all: left in memory (no loop works on what was set before it)
 define ptx_kernel void @once(ptr %out, i32 %i) {
   %a = alloca [7 x i32], align 4
   call void @llvm.memset.p0.i64(ptr align 4 %a, i8 1, i64 28, i1 false)
@@ -131,7 +131,7 @@ define ptx_kernel void @once(ptr %out, i32 %i) {
 ; data-dependent access may select among on average. Left in memory.
 ; CHECK-LABEL: define ptx_kernel void @table(
 ; CHECK:       alloca [30 x i32]
-; REMARK:      remark: {{.*}}function table: local of 120 bytes indexed by data, 1 such accesses reaching 30 elements in all: left in memory (over the limits)
+; REMARK:      remark: {{.*}}function table: local 't' of 120 bytes indexed by data, 1 such accesses reaching 30 elements in all: left in memory (over the limits)
 define ptx_kernel void @table(ptr %out, ptr %in, i32 %n) {
 entry:
   %t = alloca [30 x i32], align 4
@@ -158,7 +158,7 @@ exit:
 
 ; CHECK-LABEL: define ptx_kernel void @scratch(
 ; CHECK:       alloca [4 x i32]
-; REMARK:      remark: {{.*}}function scratch: local of 16 bytes indexed by data, 1 such accesses reaching 4 elements in all: left in memory (no loop works on what was set before it)
+; REMARK:      remark: {{.*}}function scratch: local 'a' of 16 bytes indexed by data, 1 such accesses reaching 4 elements in all: left in memory (no loop works on what was set before it)
 define ptx_kernel void @scratch(ptr %out, ptr %in, i32 %n) {
 entry:
   %a = alloca [4 x i32], align 4
@@ -193,7 +193,10 @@ exit:
 ; two types.
 ; CHECK-LABEL: define ptx_kernel void @left(
 ; CHECK-COUNT-4: alloca
-; REMARK:      remark: {{.*}}function left: local of 68 bytes indexed by data, 1 such accesses reaching 17 elements in all: left in memory (over the limits)
+; REMARK:      remark: {{.*}}function left: local 'walked' of 32 bytes indexed by data or a loop's counter, 2 such accesses reaching 16 elements in all: left in memory (no loop works on what was set before it)
+; REMARK:      remark: {{.*}}function left: local 'escapes' of 32 bytes indexed by data or a loop's counter: left in memory (its address goes to a call, or is stored, compared or made an integer)
+; REMARK:      remark: {{.*}}function left: local 'big' of 68 bytes indexed by data, 1 such accesses reaching 17 elements in all: left in memory (over the limits)
+; REMARK:      remark: {{.*}}function left: local 'mixed' of 32 bytes indexed by data or a loop's counter: left in memory (it is accessed as elements of two types, or in part of an element)
 ; REMARK-NOT:  function left:
 define ptx_kernel void @left(ptr %out, i32 %i, i32 %n) {
 entry:
@@ -236,6 +239,7 @@ exit:
 ; elsewhere (a select of it and an argument).
 ; CHECK-LABEL: define ptx_kernel void @elsewhere(
 ; CHECK:       alloca [8 x i32]
+; REMARK:      remark: {{.*}}function elsewhere: local 'a' of 32 bytes indexed by data or a loop's counter: left in memory (a phi or select merges its address with another pointer)
 ; REMARK-NOT:  function elsewhere:
 define ptx_kernel void @elsewhere(ptr %out, ptr %in, i32 %n, i1 %c) {
 entry:
@@ -276,7 +280,7 @@ exit:
 ; PTX-LABEL:   .entry filled_long(
 ; PTX:         .pragma "nounroll";
 ; PTX:         ret;
-; REMARK:      remark: {{.*}}function filled_long: local of 16 bytes indexed by data or a loop's counter, 1 such accesses reaching 4 elements in all: each becomes selects among them, the local registers
+; REMARK:      remark: {{.*}}function filled_long: local 'w' of 16 bytes indexed by data or a loop's counter, 1 such accesses reaching 4 elements in all: each becomes selects among them, the local registers
 define ptx_kernel void @filled_long(ptr %in, ptr %out) {
 entry:
   %w = alloca [4 x float], align 4
@@ -342,7 +346,7 @@ exit:
 
 ; CHECK-LABEL: define ptx_kernel void @filled_short(
 ; CHECK:       alloca [4 x float]
-; REMARK:      remark: {{.*}}function filled_short: local of 16 bytes indexed by data or a loop's counter, 1 such accesses reaching 4 elements in all: left in memory (a loop that steps an offset has a runtime trip count, or is short beside its selects)
+; REMARK:      remark: {{.*}}function filled_short: local 'w' of 16 bytes indexed by data or a loop's counter, 1 such accesses reaching 4 elements in all: left in memory (a loop that steps an offset has a runtime trip count, or is short beside its selects)
 define ptx_kernel void @filled_short(ptr %in, ptr %out) {
 entry:
   %w = alloca [4 x float], align 4
@@ -376,7 +380,7 @@ exit:
 
 ; CHECK-LABEL: define ptx_kernel void @filled_runtime(
 ; CHECK:       alloca [4 x float]
-; REMARK:      remark: {{.*}}function filled_runtime: local of 16 bytes indexed by data or a loop's counter, 1 such accesses reaching 4 elements in all: left in memory (a loop that steps an offset has a runtime trip count, or is short beside its selects)
+; REMARK:      remark: {{.*}}function filled_runtime: local 'w' of 16 bytes indexed by data or a loop's counter, 1 such accesses reaching 4 elements in all: left in memory (a loop that steps an offset has a runtime trip count, or is short beside its selects)
 define ptx_kernel void @filled_runtime(ptr %in, ptr %out, i32 %n) {
 entry:
   %w = alloca [4 x float], align 4
