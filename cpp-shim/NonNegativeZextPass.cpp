@@ -11,13 +11,16 @@
 // twice, 38 registers and 48 warps once its float4 swaps are 16-byte copies,
 // where nvcc has 32 and 64). A sign extension of a value known non-negative
 // is made the zero extension InstCombine would make of it, which EarlyCSE
-// then merges. No choice with a trade in it: the value is the same.
+// then merges, where a zero extension of the same value is there to merge
+// with. No choice with a trade in it: the value is the same, and the
+// addresses computed twice become one.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Passes.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
 #include "llvm/Analysis/SimplifyQuery.h"
@@ -54,10 +57,19 @@ public:
     DominatorTree &DT = getAnalysis<DominatorTreeWrapperPass>().getDomTree();
     AssumptionCache &AC =
         getAnalysis<AssumptionCacheTracker>().getAssumptionCache(F);
+    // The values some zero extension widens already: only a sign extension
+    // of one of them has an equal to merge with. Any other, made a zero
+    // extension, would change nothing but the PTX ptxas allocates from (a
+    // stream-compaction kernel: 48 registers so, 54 with two sign
+    // extensions made zero extensions, a warp step).
+    SmallPtrSet<const Value *, 16> ZeroExtended;
+    for (Instruction &I : instructions(F))
+      if (isa<ZExtInst>(I))
+        ZeroExtended.insert(I.getOperand(0));
     unsigned Made = 0;
     for (Instruction &I : make_early_inc_range(instructions(F))) {
       auto *SExt = dyn_cast<SExtInst>(&I);
-      if (!SExt ||
+      if (!SExt || !ZeroExtended.contains(SExt->getOperand(0)) ||
           !isKnownNonNegative(SExt->getOperand(0),
                               SimplifyQuery(DL, &DT, &AC, SExt)))
         continue;

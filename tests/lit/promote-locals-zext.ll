@@ -3,8 +3,9 @@
 ; ntid)] from &buf[tid] plus sext(ntid), while the swap's address was indexed
 ; with zext(ntid); the two are the same value, but stock's PTX computes it
 ; twice (mul.wide.s32 and mul.wide.u32) and ptxas keeps both. The pass makes
-; each sign extension of a value known non-negative a zero extension, and
-; the EarlyCSE after it merges the two.
+; each sign extension of a value known non-negative a zero extension where a
+; zero extension of the same value is there to merge with, and the EarlyCSE
+; after it merges the two.
 ; RUN: %llc_plugin %s -o - | FileCheck %s
 ; RUN: %llc_nvptx %s -o - | FileCheck %s --check-prefix=STOCK
 ; RUN: %llc_plugin -nvregalloc-promote-locals=false %s -o - | FileCheck %s --check-prefix=STOCK
@@ -61,5 +62,19 @@ define ptx_kernel void @signed(ptr addrspace(1) %out, i32 %i) {
   store float 0.0, ptr addrspace(1) %p, align 4
   ret void
 }
+
+; A non-negative value that nothing zero-extends keeps its sign extension
+; too: made a zero extension, it would merge with nothing, and would change
+; only the PTX ptxas allocates from.
+; IR-LABEL:    define ptx_kernel void @alone(
+; IR:          sext i32 %tid to i64
+define ptx_kernel void @alone(ptr addrspace(1) %out) {
+  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %w = sext i32 %tid to i64
+  %p = getelementptr inbounds float, ptr addrspace(1) %out, i64 %w
+  store float 0.0, ptr addrspace(1) %p, align 4
+  ret void
+}
 ; REMARK:      remark: {{.*}}function swap: 1 sign extensions of non-negative values made zero extensions
 ; REMARK-NOT:  function signed
+; REMARK-NOT:  function alone
