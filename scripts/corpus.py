@@ -36,6 +36,7 @@ import re
 import subprocess
 import sys
 import tempfile
+from typing import NamedTuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import modes  # noqa: E402
@@ -122,8 +123,8 @@ def unchanged_functions(stderr, report_json):
 
 def build_kernel(unit, workdir, modes, clang_path=True, external=False):
     """Compiles one kernel every way; returns (failures, figures by mode,
-    why it was skipped or None). `unit`: (name, .cu file, extra clang flags)."""
-    name, cu, includes = unit
+    why it was skipped or None). `unit`: a Unit."""
+    name, cu = unit.name, unit.cu
     stem = name.replace("/", "__")
     verify = verifier_flags(cu)
     failures, figures, ptx_text = [], {}, {}
@@ -141,13 +142,14 @@ def build_kernel(unit, workdir, modes, clang_path=True, external=False):
             verify = []
             figures["(stock fails the verifier)"] = True
     else:
-        r = run([f"{LLVM_BIN}/clang++", *CLANG_CUDA_FLAGS, *includes, "-emit-llvm", "-S", cu, "-o", ll])
+        r = run([f"{LLVM_BIN}/clang++", *CLANG_CUDA_FLAGS, *unit.clang_flags(), "-emit-llvm", "-S", cu, "-o", ll])
         if r.returncode:
             if external:
                 return [], {}, f"clang: {first_error(r.stderr)}"
             return [f"{name}: clang -emit-llvm failed: {r.stderr.strip()[:400]}"], {}, None
     if external and NVCC and not is_ir:
-        r = run([NVCC, "-ptx", "-arch=sm_90", "-O3", *includes, cu, "-o", os.path.join(workdir, f"{stem}.nvcc.ptx")])
+        r = run([NVCC, "-ptx", "-arch=sm_90", "-O3", *unit.nvcc_flags(), cu, "-o",
+                 os.path.join(workdir, f"{stem}.nvcc.ptx")])
         if r.returncode:
             return [], {}, f"nvcc: {first_error(r.stderr)}"
     stock_rejected = None
@@ -205,7 +207,8 @@ def build_kernel(unit, workdir, modes, clang_path=True, external=False):
     # PTX is compared with clang's own.)
     def clang(out, *extra):
         flags = [f for v in verify for f in ("-mllvm", v)]
-        return run([f"{LLVM_BIN}/clang++", *CLANG_CUDA_FLAGS, *includes, *flags, *extra, "-S", cu, "-o", out])
+        return run([f"{LLVM_BIN}/clang++", *CLANG_CUDA_FLAGS, *unit.clang_flags(), *flags, *extra, "-S", cu,
+                    "-o", out])
 
     builds = {
         "clang": clang(os.path.join(workdir, f"{stem}.clang.ptx")),
@@ -270,14 +273,44 @@ def phi_elimination_copies(ll, mir, cssa, verify):
         return sum(1 for line in fh if " = COPY " in line)
 
 
+class Unit(NamedTuple):
+    """One compilation of a corpus: a .cu (or .ll) file and its flags."""
+    name: str
+    cu: str
+    # Flags for both compilers (-I, -std), then each one's own.
+    flags: tuple = ()
+    clang_only: tuple = ()
+    nvcc_only: tuple = ()
+
+    def clang_flags(self):
+        return [*self.flags, *self.clang_only]
+
+    def nvcc_flags(self):
+        return [*self.flags, *self.nvcc_only]
+
+
+# CUTLASS (its README in the corpus): clang knows no version for the Python
+# wheels' CUDA root, and the examples' host code tests it; 12.6 keeps
+# CUTLASS off the CUDA 12.8+ atomics clang's headers lack, and the PFN_
+# defines map CUDA 12's tensor-map typedefs to CUDA 13's names. nvcc
+# defines its own version and needs CUTLASS's relaxed constexpr.
+CUTLASS_CLANG = ("-D__CUDACC_VER_MAJOR__=12", "-D__CUDACC_VER_MINOR__=6",
+                 "-DPFN_cuTensorMapEncodeTiled=PFN_cuTensorMapEncodeTiled_v12000",
+                 "-DPFN_cuTensorMapEncodeIm2col=PFN_cuTensorMapEncodeIm2col_v12000")
+CUTLASS_NVCC = ("--expt-relaxed-constexpr",)
+
+
 def corpus_units(corpus):
-    """(name, .cu or .ll file, clang flags) per compilation: the folder's .cu
-    and .ll files (LLVM IR goes straight to llc), or, for a folder of
-    benchmark folders (HeCBench: DIR or DIR/src), each benchmark's .cu files
-    that no other of its .cu files includes, with -I the benchmark's folder."""
+    """A Unit per compilation: the folder's .cu and .ll files (LLVM IR goes
+    straight to llc); for a folder of benchmark folders (HeCBench: DIR or
+    DIR/src), each benchmark's .cu files that no other of its .cu files
+    includes, with -I the benchmark's folder; for CUTLASS (include/cutlass
+    and examples/), each example's .cu file with CUTLASS's headers."""
     top = sorted(f for f in os.listdir(corpus) if f.endswith((".cu", ".ll")))
     if top:
-        return [(os.path.splitext(f)[0], os.path.join(corpus, f), []) for f in top]
+        return [Unit(os.path.splitext(f)[0], os.path.join(corpus, f)) for f in top]
+    if os.path.isdir(os.path.join(corpus, "include", "cutlass")):
+        return cutlass_units(corpus)
     if os.path.isdir(os.path.join(corpus, "src")):
         corpus = os.path.join(corpus, "src")
     benches = sorted(os.listdir(corpus))
@@ -297,8 +330,46 @@ def corpus_units(corpus):
                 included.update(os.path.basename(m) for m in re.findall(r'#\s*include\s+"([^"]+)"', fh.read()))
         for f in cus:
             if f not in included:
-                units.append((f"{bench}/{os.path.splitext(f)[0]}", os.path.join(folder, f), ["-I", folder]))
+                units.append(Unit(f"{bench}/{os.path.splitext(f)[0]}", os.path.join(folder, f), ("-I", folder)))
     return units
+
+
+def cutlass_units(corpus):
+    """Each CUTLASS example's .cu files, C++17, with the library's headers,
+    its tools' and the examples' common ones."""
+    headers = ("-std=c++17", "-I", os.path.join(corpus, "include"), "-I", os.path.join(corpus, "tools", "util", "include"),
+               "-I", os.path.join(corpus, "examples", "common"))
+    examples = os.path.join(corpus, "examples")
+    units = []
+    for example in sorted(os.listdir(examples)):
+        folder = os.path.join(examples, example)
+        if not os.path.isdir(folder) or example == "common":
+            continue
+        for f in sorted(f for f in os.listdir(folder) if f.endswith(".cu")):
+            units.append(Unit(f"{example}/{os.path.splitext(f)[0]}", os.path.join(folder, f),
+                              (*headers, "-I", folder), CUTLASS_CLANG, CUTLASS_NVCC))
+    return units
+
+
+def kernel_key(name):
+    """A kernel's name as both compilers spell it: clang gives a template
+    kernel internal linkage in places nvcc gives it external linkage
+    (CUTLASS's `_ZN7cutlassL6Kernel...` against `_ZN7cutlass6Kernel...`),
+    and the `L` marking it in a nested name is dropped."""
+    if not name.startswith("_ZN"):
+        return name
+    out, i = ["_ZN"], 3
+    while i < len(name):
+        if name[i] == "L" and i + 1 < len(name) and name[i + 1].isdigit():
+            i += 1
+            continue
+        m = re.match(r"\d+", name[i:])
+        if not m:
+            break
+        end = i + len(m.group()) + int(m.group())
+        out.append(name[i:end])
+        i = end
+    return "".join(out) + name[i:]
 
 
 def left_unchanged_report(results, modes):
@@ -375,7 +446,7 @@ def main():
                     help="print the corpus's .cu files, one per line, and stop (for ptxsim corpus)")
     args = ap.parse_args()
     if args.list:
-        print("\n".join(cu for _, cu, _ in corpus_units(os.path.abspath(args.corpus))))
+        print("\n".join(unit.cu for unit in corpus_units(os.path.abspath(args.corpus))))
         return 0
     chosen = parse_modes(args.modes) if args.modes else list(MODES)
     unknown = [m for m in chosen if m not in MODES]
@@ -387,7 +458,7 @@ def main():
     results, skipped = {}, {}
     with tempfile.TemporaryDirectory(prefix="nvra-corpus-") as workdir, \
             futures.ThreadPoolExecutor(args.jobs) as pool:
-        jobs = {pool.submit(build_kernel, unit, workdir, modes, not args.llc_only, external): unit[0]
+        jobs = {pool.submit(build_kernel, unit, workdir, modes, not args.llc_only, external): unit.name
                 for unit in corpus_units(corpus)[::args.sample]}
         for job in futures.as_completed(jobs):
             name = jobs[job]
