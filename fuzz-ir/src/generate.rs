@@ -377,7 +377,7 @@ impl Generator<'_> {
 
     unsafe fn stmt(&mut self, depth: u32, conv: Convergence) {
         let nested = depth < 3;
-        match self.choices.below(18) {
+        match self.choices.below(19) {
             1 if nested => self.if_else(depth),
             2 if nested => self.counted_loop(depth, conv),
             3 if nested => self.switch(depth),
@@ -394,8 +394,9 @@ impl Generator<'_> {
             13 if nested => self.array_loops(depth, conv),
             14 => self.call_with_local_array(depth),
             15 => self.local_fill(depth),
-            16 => self.table_lookup(depth),
+            16 => self.table_lookup(depth, conv),
             17 if nested => self.array_nest(depth, conv),
+            18 if nested => self.accumulators(depth, conv),
             _ => {
                 let k = self.any_var();
                 self.assign(k, 2);
@@ -702,7 +703,9 @@ impl Generator<'_> {
     /// data, or once at a data-dependent index; at times the copy is written
     /// first (then it must stay a copy), at times the parameter is read in
     /// place. What nvregalloc-promote-locals-param reads from the parameter.
-    unsafe fn table_lookup(&mut self, depth: u32) {
+    /// The loop's body at times holds other statements too, so that LLVM
+    /// leaves it rolled and nvregalloc-keep-rolled marks it for ptxas.
+    unsafe fn table_lookup(&mut self, depth: u32, conv: Convergence) {
         let Some(k) = self.var_of(Ty::I32) else { return };
         let table = self.params[4];
         let ty = LLVMArrayType2(self.int(32), u64::from(TABLE_ELEMENTS));
@@ -730,7 +733,9 @@ impl Generator<'_> {
         }
         let trips = 2 + self.choices.below(TABLE_ELEMENTS - 1);
         let shift = if self.choices.chance(2) { Some(self.expr(Ty::I32, 1)) } else { None };
+        let more = if depth < 2 { self.choices.below(4) } else { 0 };
         self.constant_loop(trips, |g, i| {
+            g.stmts(more, depth + 1, conv);
             let at = match shift {
                 Some(d) => g.wrapped(g.bin(LLVMOpcode::LLVMAdd, i, d), TABLE_ELEMENTS),
                 None => i,
@@ -739,6 +744,52 @@ impl Generator<'_> {
             let sum = g.bin(LLVMOpcode::LLVMXor, g.load(g.int(32), slot), element);
             g.store(sum, slot);
         });
+    }
+
+    /// Two accumulators in a local `[2 x i32]` (and at times a second one
+    /// beside it), zeroed by one 8-byte store as InstCombine makes of
+    /// clang's `= {0, 0}`, added to by a loop of two trips at its counter
+    /// around other statements, and read whole after it as an `i64`: what
+    /// nvregalloc-promote-locals-select makes selects of, the loop left
+    /// rolled, splitting the 8-byte accesses into the elements'. The second
+    /// local is at times read volatile at the counter: it stays in memory,
+    /// and so must the first (a rolled loop's locals all become registers,
+    /// or none).
+    unsafe fn accumulators(&mut self, depth: u32, conv: Convergence) {
+        let Some(k) = self.var_of(Ty::I32) else { return };
+        let pair = LLVMArrayType2(self.int(32), 2);
+        let locals = [self.entry_alloca(pair), self.entry_alloca(pair)];
+        let volatile_second = self.choices.chance(3);
+        for local in locals {
+            LLVMSetAlignment(local, 8);
+            let zero = LLVMBuildStore(self.b, LLVMConstInt(self.int(64), 0, 0), local);
+            LLVMSetAlignment(zero, 8);
+        }
+        let more = self.choices.below(4);
+        self.constant_loop(2, |g, i| {
+            g.stmts(more, depth + 1, conv);
+            for (n, &local) in locals.iter().enumerate() {
+                let p = g.element(local, i);
+                let v = g.expr(Ty::I32, 1);
+                if n == 1 && volatile_second {
+                    let store = LLVMBuildStore(g.b, v, p);
+                    LLVMSetVolatile(store, 1);
+                    continue;
+                }
+                let sum = g.bin(LLVMOpcode::LLVMAdd, g.load(g.int(32), p), v);
+                g.store(sum, p);
+            }
+        });
+        let mut total = self.i32c(0);
+        for local in locals {
+            let whole = LLVMBuildLoad2(self.b, self.int(64), local, NO_NAME);
+            LLVMSetAlignment(whole, 8);
+            let high = self.bin(LLVMOpcode::LLVMLShr, whole, LLVMConstInt(self.int(64), 32, 0));
+            let mixed = self.bin(LLVMOpcode::LLVMXor, whole, high);
+            total =
+                self.bin(LLVMOpcode::LLVMAdd, total, self.cast(LLVMOpcode::LLVMTrunc, mixed, self.int(32)));
+        }
+        self.store(total, self.vars[k].slot);
     }
 
     /// `v` within `0 .. n`, `n` a power of two.
