@@ -307,7 +307,9 @@ PreservedAnalyses PromoteLocalsLoopsPass::run(Loop &L, LoopAnalysisManager &,
                                               LoopStandardAnalysisResults &AR,
                                               LPMUpdater &) {
   Function &F = *L.getHeader()->getParent();
-  if (hasUnrollTransformation(&L) != TM_Unspecified || !promotesLocals(F))
+  // A loop the source or LLVM decided for, or the plan already (late).
+  if (hasUnrollTransformation(&L) != TM_Unspecified ||
+      findOptionMDForLoop(&L, LateUnrollMark) || !promotesLocals(F))
     return PreservedAnalyses::all();
   SetVector<AllocaInst *> Locals = localsWalkedBy(L, AR.SE);
   if (Locals.empty())
@@ -349,13 +351,18 @@ PreservedAnalyses PromoteLocalsLoopsPass::run(Loop &L, LoopAnalysisManager &,
     return MDNode::get(Context, Operands);
   };
   switch (Plan.verdict) {
-  case NVRA_LOOP_FULL_UNROLL: {
+  case NVRA_LOOP_FULL_UNROLL:
+  case NVRA_LOOP_FULL_UNROLL_LATE: {
     // Only a bound known: unroll.full asks for the exact trip count, and
     // unroll.enable has LLVM unroll by the bound (up to its
-    // -unroll-max-upperbound, which the core keeps to).
+    // -unroll-max-upperbound, which the core keeps to). Late: our mark,
+    // which nvregalloc-promote-locals-loops-late makes unroll.full before
+    // LLVM's loop unroller.
     bool ByBound = Trips.trip_count == 0;
-    MDNode *Full = Mark(ByBound ? "llvm.loop.unroll.enable"
-                                : "llvm.loop.unroll.full",
+    bool Late = Plan.verdict == NVRA_LOOP_FULL_UNROLL_LATE;
+    MDNode *Full = Mark(Late      ? LateUnrollMark
+                        : ByBound ? "llvm.loop.unroll.enable"
+                                  : "llvm.loop.unroll.full",
                         nullptr);
     L.setLoopID(
         makePostTransformationMetadata(Context, L.getLoopID(), {}, {Full}));
@@ -365,6 +372,9 @@ PreservedAnalyses PromoteLocalsLoopsPass::run(Loop &L, LoopAnalysisManager &,
       Remark << "unrolled by its bound of "
              << ore::NV("MaxTripCount", Trips.max_trip_count)
              << " iterations (about ";
+    else if (Late)
+      Remark << "unrolled fully by LLVM's loop unroller, after the "
+                "function's simplification (about ";
     else
       Remark << "unrolled fully (about ";
     Context.diagnose(Remark << ore::NV("UnrolledInsts", Plan.unrolled_insts)

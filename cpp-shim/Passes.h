@@ -120,6 +120,13 @@ void registerLocalCallsPass(llvm::PassBuilder &Builder);
 // the core's plan for the arrays (LocalLoopsPass.cpp); registered by name
 // and right before the full unroller.
 void registerLocalLoopsPass(llvm::PassBuilder &Builder);
+inline constexpr const char LoopsLatePassArg[] =
+    "nvregalloc-promote-locals-loops-late";
+// The mark of a loop the plan unrolls late: made llvm.loop.unroll.full by
+// nvregalloc-promote-locals-loops-late, right before LLVM's loop unroller
+// (LocalLoopsLatePass.cpp).
+inline constexpr const char LateUnrollMark[] = "nvregalloc.loop.unroll.late";
+void registerLocalLoopsLatePass(llvm::PassBuilder &Builder);
 // What stays in local memory: aligned as the core says (LocalAlignPass.cpp).
 class PromoteLocalsAlignPass
     : public llvm::PassInfoMixin<PromoteLocalsAlignPass> {

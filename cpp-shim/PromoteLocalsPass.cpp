@@ -10,7 +10,9 @@
 // - nvregalloc-promote-locals-param (ParamInPlacePass.cpp), after each
 //   function's inlining, before its loop passes;
 // - nvregalloc-promote-locals-loops (LocalLoopsPass.cpp), right before the
-//   full unroller;
+//   full unroller, and nvregalloc-promote-locals-loops-late
+//   (LocalLoopsLatePass.cpp), before the vectorizer and LLVM's loop
+//   unroller;
 // - nvregalloc-promote-locals-forward (LocalForwardingPass.cpp), after the
 //   function's scalar optimizations;
 // - last in the middle end: nvregalloc-promote-locals-byval
@@ -276,6 +278,7 @@ void registerPromoteLocals(PassBuilder &Builder) {
           FPM.addPass(ReadParamInPlacePass(/*TellKept=*/false));
       });
   registerLocalLoopsPass(Builder);
+  registerLocalLoopsLatePass(Builder);
   Builder.registerScalarOptimizerLateEPCallback(
       [](FunctionPassManager &FPM, OptimizationLevel) {
         FPM.addPass(LocalForwardingPass());

@@ -413,9 +413,10 @@ pub unsafe extern "C" fn nvra_plan_local_loop(
             |verdict, array: nest::ArrayId| NvraLoopPlan { verdict, array: array.0, unrolled_insts: 0 };
         let current = nest::LoopId(l);
         Some(match nest::plan_loop(&facts, current, &limits_from_abi(&*limits)) {
-            LoopVerdict::FullUnroll { array, unrolled_insts } => {
-                NvraLoopPlan { unrolled_insts, ..plan(NVRA_LOOP_FULL_UNROLL, array) }
-            }
+            LoopVerdict::FullUnroll { array, unrolled_insts, late } => NvraLoopPlan {
+                unrolled_insts,
+                ..plan(if late { NVRA_LOOP_FULL_UNROLL_LATE } else { NVRA_LOOP_FULL_UNROLL }, array)
+            },
             LoopVerdict::KeepRolled { array } => plan(NVRA_LOOP_KEEP_ROLLED, array),
             LoopVerdict::BecomesRegisters { array } => plan(NVRA_LOOP_BECOMES_REGISTERS, array),
             LoopVerdict::NotNeeded { array } => plan(NVRA_LOOP_NOT_NEEDED, array),

@@ -479,13 +479,16 @@ typedef enum NvraLoopVerdict {
                                         array, but its iterations are long
                                         beside the selects that make the
                                         array registers with it rolled */
+  NVRA_LOOP_FULL_UNROLL_LATE = 11, /* mark for full unrolling by LLVM's loop
+                                      unroller late in the pipeline, not by
+                                      the full unroller after the plan */
 } NvraLoopVerdict;
 
 typedef struct NvraLoopPlan {
   uint32_t verdict;        /* NvraLoopVerdict */
   uint32_t array;          /* the array it is for; NVRA_NONE */
-  uint64_t unrolled_insts; /* NVRA_LOOP_FULL_UNROLL: IR instructions once
-                              unrolled */
+  uint64_t unrolled_insts; /* NVRA_LOOP_FULL_UNROLL(_LATE): IR instructions
+                              once unrolled */
 } NvraLoopPlan;
 
 /* The plan for nest->loops[loop]; NVRA_LOOP_NOTHING on a panic, a

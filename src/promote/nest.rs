@@ -362,8 +362,10 @@ fn selects_after_unrolling(
 pub enum LoopVerdict {
     /// Unroll it fully (a loop with only a bound on its trip count: by the
     /// bound): with the other loops planned for `array`, every offset into
-    /// it becomes a constant (or a select's).
-    FullUnroll { array: ArrayId, unrolled_insts: u64 },
+    /// it becomes a constant (or a select's). `late`: by LLVM's loop
+    /// unroller after the function's simplification, not by the full
+    /// unroller that follows the plan (`unrolls_late`).
+    FullUnroll { array: ArrayId, unrolled_insts: u64, late: bool },
     /// A runtime trip count over an array that stays in memory: keep one
     /// access per iteration, as the source has it, rather than the copies
     /// runtime unrolling and vectorizing make (nvcc makes several times
@@ -390,6 +392,30 @@ pub enum LoopVerdict {
     Nothing,
 }
 
+/// The most iterations LLVM's full unrollers simulate to see what the
+/// unrolled code simplifies to (`-unroll-max-iteration-count-to-analyze`),
+/// and how far past their threshold that lets them go
+/// (`-unroll-max-percent-threshold-boost`, 400%, of 300 IR instructions).
+pub const LLVM_ANALYZED_TRIPS: u32 = 10;
+pub const LLVM_BOOSTED_UNROLL_INSTS: u64 = 4 * crate::choices::LLVM_FULL_UNROLL_INSTS;
+
+/// Whether a loop the plan unrolls fully is left to LLVM's loop unroller
+/// late in the pipeline (after the function's simplification and the
+/// vectorizer, with an SROA after it) rather than unrolled by the full
+/// unroller right after the plan. Where the loop is within what LLVM's
+/// unrollers unroll by themselves once the body has simplified, stock LLVM
+/// often does unroll it, there, and the array becomes registers in stock
+/// too; unrolled early instead, the same code goes through GVN, LICM and
+/// instruction combining as sixteen copies and comes out longer (CUTLASS's
+/// reference GEMM, a 4x4 accumulator tile over 4 iterations of 242
+/// instructions: 593 SASS instructions unrolled early, 315 as stock and
+/// late). A longer loop LLVM never unrolls by itself, and it is unrolled
+/// where the plan is made, so that the copies are simplified before the
+/// loops around them are judged.
+fn unrolls_late(trips: u32, unrolled_insts: u64) -> bool {
+    trips <= LLVM_ANALYZED_TRIPS && unrolled_insts <= LLVM_BOOSTED_UNROLL_INSTS
+}
+
 /// The verdict on `l`, from the plans of the arrays whose offsets vary in
 /// it.
 pub fn plan_loop(nest: &Nest, l: LoopId, limits: &Limits) -> LoopVerdict {
@@ -408,9 +434,10 @@ pub fn plan_loop(nest: &Nest, l: LoopId, limits: &Limits) -> LoopVerdict {
     for (array, plan) in &plans {
         if let ArrayPlan::Registers { unroll, .. } = plan {
             if unroll.contains(&l) {
-                let unrolled_insts =
-                    u64::from(this.unrolled_trips().unwrap_or(1)) * u64::from(this.iteration_insts);
-                return LoopVerdict::FullUnroll { array: *array, unrolled_insts };
+                let trips = this.unrolled_trips().unwrap_or(1);
+                let unrolled_insts = u64::from(trips) * u64::from(this.iteration_insts);
+                let late = this.trip_count.is_some() && unrolls_late(trips, unrolled_insts);
+                return LoopVerdict::FullUnroll { array: *array, unrolled_insts, late };
             }
         }
     }
@@ -536,8 +563,29 @@ mod tests {
         );
         assert_eq!(
             plan_loop(&n, OUTER, &LIMITS),
-            LoopVerdict::FullUnroll { array: A, unrolled_insts: 17 * 200 }
+            LoopVerdict::FullUnroll { array: A, unrolled_insts: 17 * 200, late: false }
         );
+    }
+
+    #[test]
+    fn loops_llvm_may_unroll_by_itself_are_unrolled_late() {
+        // An 80-byte accumulator tile (too big for selects): 4 iterations
+        // of 242 instructions, within LLVM's boosted threshold and its
+        // analyzed trips.
+        let mut n = nest(80, vec![access(INNER, &[OUTER], Base::Constant, true)]);
+        n.loops[0] = lp(None, Some(4), 242);
+        n.accesses[0].innermost = Some(OUTER);
+        n.accesses[0].deepest_varying = Some(OUTER);
+        assert_eq!(
+            plan_loop(&n, OUTER, &LIMITS),
+            LoopVerdict::FullUnroll { array: A, unrolled_insts: 4 * 242, late: true }
+        );
+        // Over 1,200 instructions, or over 10 iterations: LLVM never
+        // unrolls it by itself, and the plan does at once.
+        n.loops[0] = lp(None, Some(4), 301);
+        assert!(matches!(plan_loop(&n, OUTER, &LIMITS), LoopVerdict::FullUnroll { late: false, .. }));
+        n.loops[0] = lp(None, Some(11), 20);
+        assert!(matches!(plan_loop(&n, OUTER, &LIMITS), LoopVerdict::FullUnroll { late: false, .. }));
     }
 
     #[test]
@@ -742,8 +790,14 @@ mod tests {
             plan_array(&n, A, &limits),
             ArrayPlan::Registers { unroll: vec![K, KK], rolled: vec![], selects: true }
         );
-        assert_eq!(plan_loop(&n, KK, &limits), LoopVerdict::FullUnroll { array: A, unrolled_insts: 3 * 12 });
-        assert_eq!(plan_loop(&n, K, &limits), LoopVerdict::FullUnroll { array: A, unrolled_insts: 4 * 12 });
+        assert_eq!(
+            plan_loop(&n, KK, &limits),
+            LoopVerdict::FullUnroll { array: A, unrolled_insts: 3 * 12, late: false }
+        );
+        assert_eq!(
+            plan_loop(&n, K, &limits),
+            LoopVerdict::FullUnroll { array: A, unrolled_insts: 4 * 12, late: false }
+        );
         // Each copy counted at 8 elements: 4 * 8 * 2 + 4 * 3 * 8 * 2 = 256.
         // At 32 (no narrowing), over the limit: the array stays in memory
         // and the loops, rolled, keep one access per iteration.
