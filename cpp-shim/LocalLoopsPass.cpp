@@ -32,6 +32,8 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Analysis/AssumptionCache.h"
+#include "llvm/Analysis/CodeMetrics.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
 #include "llvm/Analysis/ScalarEvolution.h"
@@ -46,6 +48,7 @@
 #include "llvm/Support/KnownBits.h"
 #include "llvm/Transforms/Scalar/LoopPassManager.h"
 #include "llvm/Transforms/Utils/LoopUtils.h"
+#include "llvm/Transforms/Utils/UnrollLoop.h"
 
 using namespace llvm;
 
@@ -108,6 +111,8 @@ KnownBits knownAtStart(const SCEV *S, const DataLayout &DL) {
 class NestFacts {
   ScalarEvolution &SE;
   LoopInfo &LI;
+  const TargetTransformInfo &TTI;
+  AssumptionCache &AC;
   const Loop &Judged;
   bool RuntimeTrips;
   DenseMap<const Loop *, uint32_t> Index;
@@ -131,6 +136,14 @@ class NestFacts {
         Facts.trip_count ? 0 : SE.getSmallConstantMaxTripCount(L);
     uint64_t Size = iterationSize(*L, SE);
     Facts.iteration_insts = Size > UINT32_MAX ? UINT32_MAX : Size;
+    // One iteration as LLVM's unrollers cost it (TargetTransformInfo's code
+    // size, free casts and GEPs not counted), less the latch's compare and
+    // branch, which unrolling drops.
+    SmallPtrSet<const Value *, 32> Ephemeral;
+    CodeMetrics::collectEphemeralValues(L, &AC, Ephemeral);
+    UnrollCostEstimator Cost(L, TTI, Ephemeral, /*BEInsns=*/2);
+    Facts.llvm_iteration_cost =
+        std::min<uint64_t>(Cost.getRolledLoopSize(), UINT32_MAX);
     Facts.source = sourceUnroll(*L);
     uint32_t Own = Loops.size();
     Index[L] = Own;
@@ -205,8 +218,8 @@ class NestFacts {
 
 public:
   /// The facts \p Judged's verdict is made from.
-  NestFacts(ScalarEvolution &SE, LoopInfo &LI, const Loop &Judged)
-      : SE(SE), LI(LI), Judged(Judged),
+  NestFacts(LoopStandardAnalysisResults &AR, const Loop &Judged)
+      : SE(AR.SE), LI(AR.LI), TTI(AR.TTI), AC(AR.AC), Judged(Judged),
         RuntimeTrips(SE.getSmallConstantTripCount(&Judged) == 0) {}
 
   uint32_t loopIndex(const Loop &L) { return indexOf(&L); }
@@ -314,7 +327,7 @@ PreservedAnalyses PromoteLocalsLoopsPass::run(Loop &L, LoopAnalysisManager &,
   SetVector<AllocaInst *> Locals = localsWalkedBy(L, AR.SE);
   if (Locals.empty())
     return PreservedAnalyses::all();
-  NestFacts Facts(AR.SE, AR.LI, L);
+  NestFacts Facts(AR, L);
   for (AllocaInst *Local : Locals) {
     uint64_t Bytes = 0;
     localArray(Local, F, Bytes);

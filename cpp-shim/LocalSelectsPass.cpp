@@ -681,7 +681,6 @@ PreservedAnalyses LocalSelectsPass::run(Function &F,
                                         FunctionAnalysisManager &FAM) {
   if (!promotesLocals(F))
     return PreservedAnalyses::all();
-  const DataLayout &DL = F.getDataLayout();
   ScalarEvolution &SE = FAM.getResult<ScalarEvolutionAnalysis>(F);
   LoopInfo &LI = FAM.getResult<LoopAnalysis>(F);
   NvraPromoteLimits Limits = promoteLimits(F);

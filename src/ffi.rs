@@ -342,6 +342,7 @@ unsafe fn nest_from_abi(raw: &NvraNest) -> Option<nest::Nest> {
                 max_trip_count: (l.trip_count == 0 && l.max_trip_count != 0).then_some(l.max_trip_count),
                 iteration_insts: l.iteration_insts,
                 source: source_from_abi(l.source),
+                llvm_iteration_cost: l.llvm_iteration_cost,
             })
         })
         .collect::<Option<Vec<_>>>()?;

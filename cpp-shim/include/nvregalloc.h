@@ -404,7 +404,8 @@ typedef struct NvraNestLoop {
                                with constant trip counts counted that many
                                times */
   uint32_t source;          /* NvraSourceUnroll */
-  uint32_t reserved;
+  uint32_t llvm_iteration_cost; /* one iteration as LLVM's unrollers cost it
+                                   (TargetTransformInfo code size) */
 } NvraNestLoop;
 
 typedef struct NvraNestArray {

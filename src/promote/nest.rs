@@ -51,6 +51,9 @@ pub struct NestLoop {
     /// count counted that many times.
     pub iteration_insts: u32,
     pub source: SourceUnroll,
+    /// One iteration as LLVM's unrollers cost it (TargetTransformInfo's
+    /// code size: casts and address arithmetic free), for `unrolls_late`.
+    pub llvm_iteration_cost: u32,
 }
 
 /// The most iterations LLVM unrolls a loop by when only a bound on its trip
@@ -403,7 +406,8 @@ pub const LLVM_BOOSTED_UNROLL_INSTS: u64 = 4 * crate::choices::LLVM_FULL_UNROLL_
 /// late in the pipeline (after the function's simplification and the
 /// vectorizer, with an SROA after it) rather than unrolled by the full
 /// unroller right after the plan. Where the loop is within what LLVM's
-/// unrollers unroll by themselves once the body has simplified, stock LLVM
+/// unrollers unroll by themselves once the body has simplified (by their
+/// own cost model), stock LLVM
 /// often does unroll it, there, and the array becomes registers in stock
 /// too; unrolled early instead, the same code goes through GVN, LICM and
 /// instruction combining as sixteen copies and comes out longer (CUTLASS's
@@ -411,9 +415,16 @@ pub const LLVM_BOOSTED_UNROLL_INSTS: u64 = 4 * crate::choices::LLVM_FULL_UNROLL_
 /// instructions: 593 SASS instructions unrolled early, 315 as stock and
 /// late). A longer loop LLVM never unrolls by itself, and it is unrolled
 /// where the plan is made, so that the copies are simplified before the
-/// loops around them are judged.
-fn unrolls_late(trips: u32, unrolled_insts: u64) -> bool {
-    trips <= LLVM_ANALYZED_TRIPS && unrolled_insts <= LLVM_BOOSTED_UNROLL_INSTS
+/// loops around them are judged. The plan's loops for one array are
+/// unrolled late only all together: an outer loop unrolled at once would
+/// copy inner loops still rolled, to be unrolled late one copy at a time
+/// (CUTLASS's quaternion reference GEMM, a 384-byte tile: 12 warps so, 16
+/// with the whole nest unrolled at once).
+fn unrolls_late(l: &NestLoop) -> bool {
+    l.trip_count.is_some_and(|trips| {
+        trips <= LLVM_ANALYZED_TRIPS
+            && u64::from(trips) * u64::from(l.llvm_iteration_cost) <= LLVM_BOOSTED_UNROLL_INSTS
+    })
 }
 
 /// The verdict on `l`, from the plans of the arrays whose offsets vary in
@@ -434,9 +445,11 @@ pub fn plan_loop(nest: &Nest, l: LoopId, limits: &Limits) -> LoopVerdict {
     for (array, plan) in &plans {
         if let ArrayPlan::Registers { unroll, .. } = plan {
             if unroll.contains(&l) {
-                let trips = this.unrolled_trips().unwrap_or(1);
-                let unrolled_insts = u64::from(trips) * u64::from(this.iteration_insts);
-                let late = this.trip_count.is_some() && unrolls_late(trips, unrolled_insts);
+                let unrolled_insts =
+                    u64::from(this.unrolled_trips().unwrap_or(1)) * u64::from(this.iteration_insts);
+                // The array's loops unroll together, inner ones first: all
+                // late, or all at once.
+                let late = unroll.iter().all(|&u| unrolls_late(nest.lp(u)));
                 return LoopVerdict::FullUnroll { array: *array, unrolled_insts, late };
             }
         }
@@ -505,6 +518,7 @@ mod tests {
             max_trip_count: None,
             iteration_insts: insts,
             source: SourceUnroll::Unspecified,
+            llvm_iteration_cost: insts,
         }
     }
 
@@ -638,13 +652,7 @@ mod tests {
     #[test]
     fn each_limit_keeps_the_array_in_memory() {
         let one = |trips, insts, source| Nest {
-            loops: vec![NestLoop {
-                parent: None,
-                trip_count: trips,
-                max_trip_count: None,
-                iteration_insts: insts,
-                source,
-            }],
+            loops: vec![NestLoop { source, ..lp(None, trips, insts) }],
             arrays: vec![NestArray { bytes: 64, escapes: false }],
             accesses: vec![access(OUTER, &[OUTER], Base::Constant, false)],
         };
