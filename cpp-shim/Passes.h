@@ -35,6 +35,7 @@ inline constexpr const char NonNegativeZextPassArg[] =
 inline constexpr const char PressurePassArg[] = "nvregalloc-pressure-relief";
 inline constexpr const char RegisterCapPassArg[] = "nvregalloc-register-cap";
 inline constexpr const char SchedGatePassArg[] = "nvregalloc-sched-gate";
+inline constexpr const char SharedSpillsPassArg[] = "nvregalloc-shared-spills";
 inline constexpr const char StockCoalescerGatePassArg[] =
     "nvregalloc-stock-coalescer-gate";
 inline constexpr const char UnrollGatePassArg[] = "nvregalloc-unroll-gate";
@@ -54,6 +55,7 @@ extern const void *const NonNegativeZextPassID;
 extern const void *const PressurePassID;
 extern const void *const RegisterCapPassID;
 extern const void *const SchedGatePassID;
+extern const void *const SharedSpillsPassID;
 extern const void *const StockCoalescerGatePassID;
 
 // Read when the pipeline is built: replace-stock puts the stock coalescer's
@@ -63,8 +65,8 @@ extern llvm::cl::opt<NvraCoalesceMode> CoalesceMode;
 extern llvm::cl::opt<bool> CssaCoalesce;
 extern llvm::cl::opt<NvraPressureMode> PressureMode;
 // A per-function choices file may turn the pressure pass on for some, loop
-// strength reduction or unrolling off, the pressure scheduler on, and
-// inlining at every call site on.
+// strength reduction or unrolling off, the pressure scheduler on, inlining
+// at every call site on, and a kernel's spills into shared memory.
 extern llvm::cl::opt<std::string> FunctionOptions;
 
 // Put the middle-end passes at their extension points and make them known

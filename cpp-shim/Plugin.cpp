@@ -141,6 +141,8 @@ static RegisterTargetPassConfigCallback InsertNvregallocPasses(
         Config->insertPass(&StackSlotColoringID, nvregalloc::PressurePassID);
       if (!nvregalloc::FunctionOptions.empty()) {
         insertIrGates(*Config);
+        Config->insertPass(nvregalloc::KeepRolledPassID,
+                           nvregalloc::SharedSpillsPassID);
         Config->insertPass(&RemoveRedundantDebugValuesID,
                            nvregalloc::RegisterCapPassID);
       }

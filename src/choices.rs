@@ -235,10 +235,28 @@ pub const ROLLED: ChoiceKey = ChoiceKey {
     help: "loops LLVM left rolled for their size: ptxas may unroll them, or they stay rolled (nounroll)",
 };
 
+/// `spill=shared`: the kernel's PTX carries `.pragma "enable_smem_spilling"`,
+/// and ptxas (13 and later) puts the spills it must make into shared memory
+/// instead of local memory: shared memory each of the kernel's blocks takes, which only ptxas's report and the block size (`.maxntid`) can weigh
+/// against blocks per SM, so `nvregalloc-tune` tries it per kernel where
+/// stock's build spills. ptxas takes the pragma only in a kernel whose
+/// block size it knows and that makes no calls and uses no dynamic shared
+/// memory; the lever (`SharedSpillsPass.cpp`) leaves every other function
+/// alone with a remark.
+pub const SPILL: ChoiceKey = ChoiceKey {
+    name: "spill",
+    values: &["local", "shared"],
+    stock: "local",
+    default: "local",
+    middle_end: false,
+    help: "where ptxas puts the spills it must make: local memory, or shared memory (.pragma \"enable_smem_spilling\")",
+};
+
 /// Every key, in the order files and help list them. A key's place here is
 /// its index in the ABI's `NvraFunctionChoices::value`.
 pub const KEYS: &[&ChoiceKey] = &[
-    &COALESCE, &COLOR, &PRESSURE, &UNDEFINED, &CAP, &LSR, &UNROLL, &SCHED, &INLINE, &PROMOTE, &WIDEN, &ROLLED,
+    &COALESCE, &COLOR, &PRESSURE, &UNDEFINED, &CAP, &LSR, &UNROLL, &SCHED, &INLINE, &PROMOTE, &WIDEN,
+    &ROLLED, &SPILL,
 ];
 
 /// What ptxas can give one thread (sm_70 and later).

@@ -205,6 +205,17 @@ impl Gpu {
         Occupancy { warps: blocks * warps_per_block, limiter, block_known: true }
     }
 
+    /// Whether `shared_bytes` of shared memory a block costs no warps against
+    /// `than_bytes`, at `registers` a thread, whatever the block size (1 to
+    /// 32 warps): for a kernel whose PTX declares none, which any launch
+    /// may choose.
+    pub fn shared_costs_no_warps(&self, registers: u32, shared_bytes: u32, than_bytes: u32) -> bool {
+        (1..=MAX_THREADS_PER_BLOCK / WARP_SIZE).all(|warps| {
+            let at = |bytes| self.occupancy(registers, bytes, Some(warps * WARP_SIZE)).warps;
+            at(shared_bytes) >= at(than_bytes)
+        })
+    }
+
     /// The most registers a thread may have for more warps than `registers`
     /// gives, with `shared_bytes` of shared memory a block and blocks of
     /// `block_threads` (`None`: register-limited warps only), or None where no
@@ -370,5 +381,18 @@ mod tests {
         assert_eq!(g.occupancy(64, 0, Some(512)).warps, 32);
         // Where shared memory allows one block, no cap gives more.
         assert_eq!(g.cap_below(82, 200 * 1024, Some(512)), None);
+    }
+
+    #[test]
+    fn shared_memory_costs_warps_where_the_smallest_blocks_run_out_of_it() {
+        let g = sm("sm_90");
+        // rushlarsen's spills in shared memory: at 255 registers eight
+        // one-warp blocks fit the register file, and their 19,456 bytes
+        // each fit the SM.
+        assert!(g.shared_costs_no_warps(255, 19_456, 0));
+        // At 32 registers 32 one-warp blocks would fit; 8,192 bytes each
+        // let 25.
+        assert!(!g.shared_costs_no_warps(32, 8_192, 0));
+        assert!(g.shared_costs_no_warps(32, 4_096, 0));
     }
 }

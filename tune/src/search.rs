@@ -51,6 +51,12 @@ pub struct Candidate {
     /// Gives up instruction-level parallelism: worth it only where nothing
     /// else reaches its occupancy step.
     pub costs_ilp: bool,
+    /// Changes only what ptxas spills, into shared memory that each block
+    /// takes: built only where stock's build spills. Where the PTX declares
+    /// the block size (`.maxntid`, `.reqntid`) the kernel's occupancy counts
+    /// that memory; where it does not, the choice is open only if the memory
+    /// costs no warps at any block size.
+    pub spills_to_shared: bool,
 }
 
 /// The candidates in the order they are built, which is also their order of
@@ -61,7 +67,7 @@ pub struct Candidate {
 /// (`--budget`) cut short builds the likeliest first. Without a middle end
 /// (llc), those that act only there are left out.
 pub fn candidates(has_middle_end: bool) -> Vec<Candidate> {
-    use choices::{COLOR, INLINE, LSR, PRESSURE, PROMOTE, ROLLED, SCHED, UNDEFINED, UNROLL, WIDEN};
+    use choices::{COLOR, INLINE, LSR, PRESSURE, PROMOTE, ROLLED, SCHED, SPILL, UNDEFINED, UNROLL, WIDEN};
     let plugin = FunctionChoices::plugin_default();
     let renamed = plugin.clone().with(&COLOR, "rename");
     let all = [
@@ -90,13 +96,20 @@ pub fn candidates(has_middle_end: bool) -> Vec<Candidate> {
         // Loops LLVM left rolled for their size given back to ptxas, which
         // may unroll them (choices::ROLLED).
         ("ptxas unrolls", plugin.clone().with(&ROLLED, "ptxas")),
+        // Spills ptxas must make, into shared memory (choices::SPILL).
+        ("shared spills", plugin.clone().with(&SPILL, "shared")),
     ];
     let middle_end_only = |c: &FunctionChoices| {
         KEYS.iter().any(|k| k.middle_end && !k.values.is_empty() && c.get(k) != plugin.get(k))
     };
     all.into_iter()
         .filter(|(name, c)| has_middle_end || *name == "stock" || !middle_end_only(c))
-        .map(|(name, choices)| Candidate { name, costs_ilp: !choices.is(&UNROLL, "on"), choices })
+        .map(|(name, choices)| Candidate {
+            name,
+            costs_ilp: !choices.is(&UNROLL, "on"),
+            spills_to_shared: choices.is(&SPILL, "shared"),
+            choices,
+        })
         .collect()
 }
 
@@ -250,6 +263,8 @@ impl Search<'_> {
             None => self.run_build(self.candidates[0].name, STOCK, &BTreeMap::new(), Fidelity::Command)?,
         };
         let mut builds = usize::from(!self.earlier.contains_key(self.candidates[0].name));
+        let stock_spills = stock_build.figures.values().any(|f| f.spills() > 0);
+        let not_needed = |c: usize| self.candidates[c].spills_to_shared && !stock_spills;
         if stock_build.figures.is_empty() {
             return Ok(Outcome {
                 section: self.section(STOCK, &BTreeMap::new(), &BTreeMap::new()),
@@ -271,7 +286,7 @@ impl Search<'_> {
                 if let Some(built) = self.earlier.get(candidate.name) {
                     return Some(Ok(built.clone()));
                 }
-                if Choice::of(c + 1) != DEFAULT && self.past_deadline() {
+                if not_needed(c + 1) || Choice::of(c + 1) != DEFAULT && self.past_deadline() {
                     return None;
                 }
                 Some(self.run_build(
@@ -287,7 +302,7 @@ impl Search<'_> {
         let mut digests: HashMap<usize, BTreeMap<String, String>> = HashMap::new();
         for (c, built) in std::iter::once(Some(Ok(stock_build))).chain(others).enumerate() {
             let Some(built) = built else {
-                cut = true;
+                cut |= !not_needed(c);
                 continue;
             };
             let built = built?;
@@ -313,8 +328,16 @@ impl Search<'_> {
         let own: Vec<String> = stock.keys().filter(|n| !callees.contains(*n)).cloned().collect();
         let mut bases: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         for name in &own {
-            let mut ranked: Vec<usize> =
-                (0..self.candidates.len()).filter(|c| digests.contains_key(c)).collect();
+            let spill_area_fits = |c: usize| {
+                let f = of(&figures, Choice::of(c), name);
+                f.block_threads.is_some()
+                    || judge.gpu.shared_costs_no_warps(f.registers, f.shared, default[name].shared)
+            };
+            let mut ranked: Vec<usize> = (0..self.candidates.len())
+                .filter(|&c| {
+                    digests.contains_key(&c) && (!self.candidates[c].spills_to_shared || spill_area_fits(c))
+                })
+                .collect();
             let base_figures = of(&figures, base(name), name);
             let key = |c: usize| {
                 let f = of(&figures, Choice::of(c), name);
@@ -662,7 +685,9 @@ mod tests {
         assert!(!further.cut);
         let built = labels.lock().unwrap().clone();
         assert!(!built.iter().any(|l| l == "stock" || l == "plugin"), "{built:?}");
-        assert_eq!(further.builds, candidates(true).len() - 2 + 1);
+        // Not "shared spills": stock's build spills nothing.
+        assert!(!built.iter().any(|l| l == "shared spills"), "{built:?}");
+        assert_eq!(further.builds, candidates(true).len() - 3 + 1);
         assert_eq!(further.decisions["k"].choice, "no lsr");
     }
 
@@ -687,6 +712,36 @@ mod tests {
             decision.reason.starts_with("stock's: the default spills 8 bytes where stock spills 0"),
             "{decision:?}"
         );
+    }
+
+    #[test]
+    fn shared_spills_are_chosen_where_stock_spills_and_the_shared_memory_costs_no_warps() {
+        let gpu = nvregalloc::occupancy::gpu("sm_90").unwrap();
+        // At 32 registers, one-warp blocks run 32 an SM, which 4,096 bytes
+        // each allow and 60,000 do not (3).
+        for (block_threads, shared, chosen) in
+            [(Some(128), 9216, true), (None, 4096, true), (None, 60_000, false)]
+        {
+            // Stock's build spills 8 bytes; spill=shared leaves none, in
+            // fewer instructions.
+            let build = |label: &str, options: &str, _: Fidelity| {
+                let mut built = fake_build(label, options);
+                let line = if label == "combined" { "k " } else { "* " };
+                let k = built.figures.get_mut("k").unwrap();
+                (k.block_threads, k.occupancy) = (block_threads, gpu.occupancy(32, 0, block_threads));
+                if label == "stock" {
+                    k.spill_stores = 8;
+                } else if options.lines().any(|l| l.starts_with(line) && l.contains("spill=shared")) {
+                    (k.sass, k.sass_by_depth, k.shared) = (500, [500, 0, 0, 0, 0], shared);
+                }
+                built.digests.insert("k".to_owned(), format!("{k:?}"));
+                Ok(built)
+            };
+            let outcome = search(None, BTreeMap::new(), &build).run().unwrap();
+            assert!(outcome.tried.contains_key("shared spills"));
+            let choice = outcome.decisions["k"].choice.as_str();
+            assert_eq!(choice == "shared spills", chosen, "{block_threads:?} {shared}: {choice}");
+        }
     }
 
     #[test]
