@@ -23,6 +23,7 @@
 #include "llvm/CodeGen/TargetRegisterInfo.h"
 #include "llvm/CodeGen/TargetSubtargetInfo.h"
 #include "llvm/IR/InlineAsm.h"
+#include "llvm/Support/NVPTXAddrSpace.h"
 
 
 using namespace llvm;
@@ -226,8 +227,8 @@ void FlatFunction::insertSpillCode(const NvraResult &Result) {
   MachineRegisterInfo &MRI = MF.getRegInfo();
   const TargetRegisterInfo &TRI = *MF.getSubtarget().getRegisterInfo();
   const TargetInstrInfo &TII = *MF.getSubtarget().getInstrInfo();
-  constexpr unsigned LocalAddressSpace = 5, Relaxed = 0, NoScope = 0,
-                     Untyped = 3;
+  constexpr unsigned LocalAddressSpace = NVPTXAS::ADDRESS_SPACE_LOCAL,
+                     Relaxed = 0, NoScope = 0, Untyped = 3;
   for (uint32_t K = 0; K != Result.num_new_vregs; ++K)
     MRI.createVirtualRegister(ClassRCs[Result.new_vreg_classes[K]]);
   SmallVector<int, 8> SlotFI;

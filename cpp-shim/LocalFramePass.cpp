@@ -20,13 +20,14 @@
 #include "llvm/CodeGen/TargetRegisterInfo.h"
 #include "llvm/CodeGen/TargetSubtargetInfo.h"
 #include "llvm/Pass.h"
+#include "llvm/Support/NVPTXAddrSpace.h"
 
 using namespace llvm;
 
 namespace nvregalloc {
 
 namespace {
-constexpr unsigned LocalAddressSpace = 5;
+constexpr unsigned LocalAddressSpace = NVPTXAS::ADDRESS_SPACE_LOCAL;
 
 /// The local twin of NVPTX's frame register: VRFrame64 -> VRFrameLocal64
 /// (the register enum is not public, the names are).
