@@ -11,14 +11,14 @@
 
 use libfuzzer_sys::fuzz_target;
 use nvregalloc_fuzz_ir::{check, Tools};
-use ptxsim::harness::MODES;
+use ptxsim::harness::modes;
 
 fuzz_target!(|data: &[u8]| {
     let tools = Tools::from_env().expect("PLUGIN and PTXAS set");
     let scratch = std::env::temp_dir().join(format!("fuzz-ir-target-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).expect("a scratch folder");
     let tape: Vec<u32> = data.iter().map(|&b| u32::from(b)).collect();
-    let report = check(&tools, &tape, MODES, &scratch);
+    let report = check(&tools, &tape, modes(), &scratch);
     if let Some((mode, finding)) = report.findings.first() {
         panic!("mode {mode}: {}: {}\n{}", finding.kind(), finding.message(), report.ir);
     }

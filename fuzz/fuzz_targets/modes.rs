@@ -1,7 +1,7 @@
 //! Fuzz target: the input picks a random program (`generate::fuzz_input`:
 //! eight bytes of seed, then optionally three of size), which must behave the
 //! same after every pass mode, and in SSA form after CSSA coalescing
-//! (`interp::check_both_forms`), with every rewrite accepted by the checker. Panics with the seed, the size and the failing
+//! (`nvregalloc_testkit::check_both_forms`), with every rewrite accepted by the checker. Panics with the seed, the size and the failing
 //! step otherwise.
 //!
 //! Rejections of correct rewrites (the checker's known incompleteness, see
@@ -25,7 +25,7 @@ fuzz_target!(|data: &[u8]| {
         MODES.get_or_init(|| ([interp::modes(), interp::budget_modes()].concat(), interp::ssa_modes()));
     let (seed, size) = generate::fuzz_input(data);
     let (f, params) = generate::random_function(seed, size);
-    if let Err(failure) = interp::check_both_forms(&f, &params, interp::DEFAULT_FUEL, modes, ssa_modes) {
+    if let Err(failure) = nvregalloc_testkit::check_both_forms(&f, &params, interp::DEFAULT_FUEL, modes, ssa_modes) {
         panic!("seed {seed} ({seed:#x}), {size:?}, params {params:?}: {failure}");
     }
 });

@@ -717,20 +717,6 @@ fn registers_per_class(f: &Function) -> Vec<usize> {
     count
 }
 
-/// The fuzz target's check: `f` through `modes`, and `f` in SSA form
-/// (`generate::to_ssa`) through `ssa_modes`.
-pub fn check_both_forms(
-    f: &Function,
-    params: &[u64],
-    fuel: u64,
-    modes: &[Mode],
-    ssa_modes: &[Mode],
-) -> Result<Activity, Box<Failure>> {
-    let mut activity = check_modes(f, params, fuel, modes)?;
-    activity.add(&check_modes(&crate::generate::to_ssa(f), params, fuel, ssa_modes)?);
-    Ok(activity)
-}
-
 /// A readable listing of a function, one instruction a line.
 pub fn display(f: &Function) -> String {
     use std::fmt::Write;

@@ -28,7 +28,7 @@ fn the_seed_corpus_behaves_the_same_in_every_mode() {
         // Exactly what the fuzz target does with the input `seed.to_le_bytes()`.
         let (seed, size) = generate::fuzz_input(&seed.to_le_bytes());
         let (f, params) = generate::random_function(seed, size);
-        match interp::check_both_forms(&f, &params, interp::DEFAULT_FUEL, &modes, &ssa_modes) {
+        match nvregalloc_testkit::check_both_forms(&f, &params, interp::DEFAULT_FUEL, &modes, &ssa_modes) {
             Ok(activity) => total.add(&activity),
             Err(failure) => {
                 failures.push(format!("seed {seed} ({seed:#x}), {size:?}, params {params:?}: {failure}"))
