@@ -8,6 +8,10 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CommandLine.h"
 
+#include <optional>
+#include <type_traits>
+#include <utility>
+
 namespace llvm {
 class ConstantRange;
 struct KnownBits;
@@ -68,6 +72,31 @@ extern llvm::cl::opt<NvraPressureMode> PressureMode;
 // strength reduction or unrolling off, the pressure scheduler on, inlining
 // at every call site on, and a kernel's spills into shared memory.
 extern llvm::cl::opt<std::string> FunctionOptions;
+
+/// A global LLVM option that a gate sets for each function it lets through
+/// (the pre-RA scheduler, the stock coalescer's joining), kept as the
+/// command line set it and given back when the module is done, so that the
+/// next module, or a tool reusing the process, sees the user's value.
+template <typename Option> class KeptOption {
+public:
+  using Value = std::decay_t<decltype(std::declval<Option &>().getValue())>;
+  /// Keeps \p O's value, the first time only.
+  void keep(const Option &O) {
+    if (!Kept)
+      Kept = O.getValue();
+  }
+  /// The value kept (keep() first).
+  Value kept() const { return *Kept; }
+  /// Gives \p O (if registered) the kept value back; for doFinalization.
+  void restore(Option *O) {
+    if (O && Kept)
+      O->setValue(*Kept);
+    Kept.reset();
+  }
+
+private:
+  std::optional<Value> Kept;
+};
 
 // Put the middle-end passes at their extension points and make them known
 // to opt by name: nvregalloc-unroll-gate and its end, nvregalloc-inline-gate.

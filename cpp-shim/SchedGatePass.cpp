@@ -79,8 +79,7 @@ public:
     SchedulerOption *Scheduler = schedulerOption();
     if (!Scheduler)
       return false;
-    if (!Saved)
-      Saved = Scheduler->getValue();
+    Original.keep(*Scheduler);
     bool ForPressure = SchedPressure.isMadeFor(F);
     if (ForPressure && loadsI1(F)) {
       ForPressure = false;
@@ -91,7 +90,8 @@ public:
              "loads an i1, whose NVPTX lowering only source order schedules "
              "safely");
     }
-    Scheduler->setValue(ForPressure ? &createBURRListDAGScheduler : *Saved);
+    Scheduler->setValue(ForPressure ? &createBURRListDAGScheduler
+                                    : Original.kept());
     if (ForPressure)
       F.getContext().diagnose(
           OptimizationRemark(SchedGatePassArg, "SchedPressure", &F)
@@ -101,14 +101,12 @@ public:
     return false;
   }
   bool doFinalization(Module &) override {
-    if (SchedulerOption *Scheduler = schedulerOption(); Scheduler && Saved)
-      Scheduler->setValue(*Saved);
-    Saved.reset();
+    Original.restore(schedulerOption());
     return false;
   }
 
 private:
-  std::optional<RegisterScheduler::FunctionPassCtor> Saved;
+  KeptOption<SchedulerOption> Original;
 };
 } // namespace
 

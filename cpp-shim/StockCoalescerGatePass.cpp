@@ -53,8 +53,7 @@ public:
     cl::opt<bool> *Joining = stockJoiningOption();
     if (!Joining)
       return false;
-    if (!Saved)
-      Saved = static_cast<bool>(*Joining);
+    Original.keep(*Joining);
     std::string Refusal = coalesceRefusal(MF, *this, sharedOptions());
     Joining->setValue(!Refusal.empty());
     if (!Refusal.empty()) {
@@ -71,14 +70,12 @@ public:
     return false;
   }
   bool doFinalization(Module &) override {
-    if (cl::opt<bool> *Joining = stockJoiningOption(); Joining && Saved)
-      Joining->setValue(*Saved);
-    Saved.reset();
+    Original.restore(stockJoiningOption());
     return false;
   }
 
 private:
-  std::optional<bool> Saved;
+  KeptOption<cl::opt<bool>> Original;
 };
 } // namespace
 
