@@ -58,8 +58,9 @@ namespace {
 class CoalescePass : public MachineFunctionPass {
 public:
   static char ID;
+  static constexpr char Description[] = "nvregalloc: coalesce copies";
   CoalescePass() : MachineFunctionPass(ID) {}
-  StringRef getPassName() const override { return "nvregalloc: coalesce copies"; }
+  StringRef getPassName() const override { return Description; }
   void getAnalysisUsage(AnalysisUsage &AU) const override {
     addCorePassAnalyses(AU);
     MachineFunctionPass::getAnalysisUsage(AU);
@@ -80,7 +81,7 @@ public:
 
 char CoalescePass::ID = 0;
 const void *const CoalescePassID = &CoalescePass::ID;
-static RegisterPass<CoalescePass> Registration(CoalescePassArg,
-                                               "nvregalloc: coalesce copies");
+static RegisterPass<CoalescePass>
+    Registration(CoalescePassArg, CoalescePass::Description);
 
 } // namespace nvregalloc

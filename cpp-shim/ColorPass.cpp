@@ -78,8 +78,9 @@ namespace {
 class ColorPass : public MachineFunctionPass {
 public:
   static char ID;
+  static constexpr char Description[] = "nvregalloc: color registers";
   ColorPass() : MachineFunctionPass(ID) {}
-  StringRef getPassName() const override { return "nvregalloc: color registers"; }
+  StringRef getPassName() const override { return Description; }
   void getAnalysisUsage(AnalysisUsage &AU) const override {
     addCorePassAnalyses(AU);
     MachineFunctionPass::getAnalysisUsage(AU);
@@ -104,7 +105,7 @@ public:
 
 char ColorPass::ID = 0;
 const void *const ColorPassID = &ColorPass::ID;
-static RegisterPass<ColorPass> Registration(ColorPassArg,
-                                            "nvregalloc: color registers");
+static RegisterPass<ColorPass>
+    Registration(ColorPassArg, ColorPass::Description);
 
 } // namespace nvregalloc

@@ -48,10 +48,10 @@ namespace {
 class CssaPass : public MachineFunctionPass {
 public:
   static char ID;
+  static constexpr char Description[] =
+      "nvregalloc: coalesce PHI operands (CSSA)";
   CssaPass() : MachineFunctionPass(ID) {}
-  StringRef getPassName() const override {
-    return "nvregalloc: coalesce PHI operands (CSSA)";
-  }
+  StringRef getPassName() const override { return Description; }
   void getAnalysisUsage(AnalysisUsage &AU) const override {
     addCorePassAnalyses(AU);
     MachineFunctionPass::getAnalysisUsage(AU);
@@ -75,7 +75,7 @@ public:
 
 char CssaPass::ID = 0;
 const void *const CssaPassID = &CssaPass::ID;
-static RegisterPass<CssaPass> Registration(CssaPassArg,
-                                           "nvregalloc: coalesce PHI operands (CSSA)");
+static RegisterPass<CssaPass>
+    Registration(CssaPassArg, CssaPass::Description);
 
 } // namespace nvregalloc

@@ -51,10 +51,10 @@ namespace {
 class KeepRolledPass : public FunctionPass {
 public:
   static char ID;
+  static constexpr char Description[] =
+      "nvregalloc: loops LLVM left rolled kept rolled for ptxas";
   KeepRolledPass() : FunctionPass(ID) {}
-  StringRef getPassName() const override {
-    return "nvregalloc: loops LLVM left rolled kept rolled for ptxas";
-  }
+  StringRef getPassName() const override { return Description; }
   void getAnalysisUsage(AnalysisUsage &AU) const override {
     AU.addRequired<LoopInfoWrapperPass>();
     AU.addRequired<ScalarEvolutionWrapperPass>();
@@ -123,7 +123,6 @@ private:
 char KeepRolledPass::ID = 0;
 const void *const KeepRolledPassID = &KeepRolledPass::ID;
 static RegisterPass<KeepRolledPass>
-    Registration(KeepRolledPassArg,
-                 "nvregalloc: loops LLVM left rolled kept rolled for ptxas");
+    Registration(KeepRolledPassArg, KeepRolledPass::Description);
 
 } // namespace nvregalloc

@@ -43,10 +43,10 @@ Register localFrameRegister(const TargetRegisterInfo &TRI, Register Generic) {
 class LocalFramePass : public MachineFunctionPass {
 public:
   static char ID;
+  static constexpr char Description[] =
+      "nvregalloc: local frame register for spill code";
   LocalFramePass() : MachineFunctionPass(ID) {}
-  StringRef getPassName() const override {
-    return "nvregalloc: local frame register for spill code";
-  }
+  StringRef getPassName() const override { return Description; }
   void getAnalysisUsage(AnalysisUsage &AU) const override {
     AU.setPreservesCFG();
     MachineFunctionPass::getAnalysisUsage(AU);
@@ -85,7 +85,6 @@ public:
 char LocalFramePass::ID = 0;
 const void *const LocalFramePassID = &LocalFramePass::ID;
 static RegisterPass<LocalFramePass>
-    Registration(LocalFramePassArg,
-                 "nvregalloc: local frame register for spill code");
+    Registration(LocalFramePassArg, LocalFramePass::Description);
 
 } // namespace nvregalloc

@@ -39,11 +39,11 @@ constexpr const char AddedNoInline[] = "noinline";
 class LsrGatePass : public LoopPass {
 public:
   static char ID;
+  static constexpr char Description[] =
+      "nvregalloc: keep loop strength reduction off the functions marked "
+      "lsr=off";
   LsrGatePass() : LoopPass(ID) {}
-  StringRef getPassName() const override {
-    return "nvregalloc: keep loop strength reduction off the functions "
-           "marked lsr=off";
-  }
+  StringRef getPassName() const override { return Description; }
   void getAnalysisUsage(AnalysisUsage &AU) const override {
     AU.setPreservesAll();
   }
@@ -70,10 +70,10 @@ public:
 class LsrGateEndPass : public LoopPass {
 public:
   static char ID;
+  static constexpr char Description[] =
+      "nvregalloc: take back the lsr=off marks";
   LsrGateEndPass() : LoopPass(ID) {}
-  StringRef getPassName() const override {
-    return "nvregalloc: take back the lsr=off marks";
-  }
+  StringRef getPassName() const override { return Description; }
   void getAnalysisUsage(AnalysisUsage &AU) const override {
     AU.setPreservesAll();
   }
@@ -95,11 +95,8 @@ char LsrGateEndPass::ID = 0;
 const void *const LsrGatePassID = &LsrGatePass::ID;
 const void *const LsrGateEndPassID = &LsrGateEndPass::ID;
 static RegisterPass<LsrGatePass>
-    GateRegistration(LsrGatePassArg,
-                     "nvregalloc: keep loop strength reduction off the "
-                     "functions marked lsr=off");
+    GateRegistration(LsrGatePassArg, LsrGatePass::Description);
 static RegisterPass<LsrGateEndPass>
-    GateEndRegistration(LsrGateEndPassArg,
-                        "nvregalloc: take back the lsr=off marks");
+    GateEndRegistration(LsrGateEndPassArg, LsrGateEndPass::Description);
 
 } // namespace nvregalloc

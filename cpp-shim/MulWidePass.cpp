@@ -104,10 +104,10 @@ bool foldsIntoMulWide(const CastInst &Ext, const APInt &Multiplier) {
 class MulWidePass : public FunctionPass {
 public:
   static char ID;
+  static constexpr char Description[] =
+      "nvregalloc: widenings copied into the blocks that scale them";
   MulWidePass() : FunctionPass(ID) {}
-  StringRef getPassName() const override {
-    return "nvregalloc: widenings copied into the blocks that scale them";
-  }
+  StringRef getPassName() const override { return Description; }
   void getAnalysisUsage(AnalysisUsage &AU) const override {
     AU.setPreservesCFG();
     // Instruction selection reads the stack protector's layout; nothing
@@ -185,8 +185,6 @@ private:
 char MulWidePass::ID = 0;
 const void *const MulWidePassID = &MulWidePass::ID;
 static RegisterPass<MulWidePass>
-    Registration(MulWidePassArg,
-                 "nvregalloc: widenings copied into the blocks that scale "
-                 "them");
+    Registration(MulWidePassArg, MulWidePass::Description);
 
 } // namespace nvregalloc

@@ -40,11 +40,11 @@ namespace {
 class NonNegativeZextPass : public FunctionPass {
 public:
   static char ID;
+  static constexpr char Description[] =
+      "nvregalloc: sign extensions of non-negative values as zero "
+      "extensions";
   NonNegativeZextPass() : FunctionPass(ID) {}
-  StringRef getPassName() const override {
-    return "nvregalloc: sign extensions of non-negative values as zero "
-           "extensions";
-  }
+  StringRef getPassName() const override { return Description; }
   void getAnalysisUsage(AnalysisUsage &AU) const override {
     AU.addRequired<AssumptionCacheTracker>();
     AU.addRequired<DominatorTreeWrapperPass>();
@@ -95,8 +95,6 @@ public:
 char NonNegativeZextPass::ID = 0;
 const void *const NonNegativeZextPassID = &NonNegativeZextPass::ID;
 static RegisterPass<NonNegativeZextPass>
-    Registration(NonNegativeZextPassArg,
-                 "nvregalloc: sign extensions of non-negative values as zero "
-                 "extensions");
+    Registration(NonNegativeZextPassArg, NonNegativeZextPass::Description);
 
 } // namespace nvregalloc

@@ -52,10 +52,9 @@ namespace {
 class PressurePass : public MachineFunctionPass {
 public:
   static char ID;
+  static constexpr char Description[] = "nvregalloc: relieve register pressure";
   PressurePass() : MachineFunctionPass(ID) {}
-  StringRef getPassName() const override {
-    return "nvregalloc: relieve register pressure";
-  }
+  StringRef getPassName() const override { return Description; }
   void getAnalysisUsage(AnalysisUsage &AU) const override {
     addCorePassAnalyses(AU);
     MachineFunctionPass::getAnalysisUsage(AU);
@@ -73,6 +72,6 @@ public:
 char PressurePass::ID = 0;
 const void *const PressurePassID = &PressurePass::ID;
 static RegisterPass<PressurePass>
-    Registration(PressurePassArg, "nvregalloc: relieve register pressure");
+    Registration(PressurePassArg, PressurePass::Description);
 
 } // namespace nvregalloc

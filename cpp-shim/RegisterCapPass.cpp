@@ -31,10 +31,10 @@ namespace {
 class RegisterCapPass : public MachineFunctionPass {
 public:
   static char ID;
+  static constexpr char Description[] =
+      "nvregalloc: PTX .maxnreg for the kernels given cap=N";
   RegisterCapPass() : MachineFunctionPass(ID) {}
-  StringRef getPassName() const override {
-    return "nvregalloc: PTX .maxnreg for the kernels given cap=N";
-  }
+  StringRef getPassName() const override { return Description; }
   void getAnalysisUsage(AnalysisUsage &AU) const override {
     AU.addRequired<MachineOptimizationRemarkEmitterPass>();
     AU.setPreservesAll();
@@ -63,8 +63,7 @@ public:
 char RegisterCapPass::ID = 0;
 const void *const RegisterCapPassID = &RegisterCapPass::ID;
 static RegisterPass<RegisterCapPass>
-    Registration(RegisterCapPassArg,
-                 "nvregalloc: PTX .maxnreg for the kernels given cap=N",
+    Registration(RegisterCapPassArg, RegisterCapPass::Description,
                  false, false);
 
 } // namespace nvregalloc

@@ -67,11 +67,11 @@ SchedulerOption *schedulerOption() {
 class SchedGatePass : public FunctionPass {
 public:
   static char ID;
+  static constexpr char Description[] =
+      "nvregalloc: schedule the functions marked sched=pressure for register "
+      "pressure in instruction selection";
   SchedGatePass() : FunctionPass(ID) {}
-  StringRef getPassName() const override {
-    return "nvregalloc: schedule the functions marked sched=pressure for "
-           "register pressure in instruction selection";
-  }
+  StringRef getPassName() const override { return Description; }
   void getAnalysisUsage(AnalysisUsage &AU) const override {
     AU.setPreservesAll();
   }
@@ -113,8 +113,6 @@ private:
 char SchedGatePass::ID = 0;
 const void *const SchedGatePassID = &SchedGatePass::ID;
 static RegisterPass<SchedGatePass>
-    Registration(SchedGatePassArg,
-                 "nvregalloc: schedule the functions marked sched=pressure "
-                 "for register pressure in instruction selection");
+    Registration(SchedGatePassArg, SchedGatePass::Description);
 
 } // namespace nvregalloc

@@ -109,10 +109,10 @@ std::string whyNot(const Function &F, const TargetMachine &TM) {
 class SharedSpillsPass : public FunctionPass {
 public:
   static char ID;
+  static constexpr char Description[] =
+      "nvregalloc: ptxas spills to shared memory for spill=shared";
   SharedSpillsPass() : FunctionPass(ID) {}
-  StringRef getPassName() const override {
-    return "nvregalloc: ptxas spills to shared memory for spill=shared";
-  }
+  StringRef getPassName() const override { return Description; }
   void getAnalysisUsage(AnalysisUsage &AU) const override {
     AU.addRequired<TargetPassConfig>();
     AU.setPreservesCFG();
@@ -155,7 +155,6 @@ public:
 char SharedSpillsPass::ID = 0;
 const void *const SharedSpillsPassID = &SharedSpillsPass::ID;
 static RegisterPass<SharedSpillsPass>
-    Registration(SharedSpillsPassArg,
-                 "nvregalloc: ptxas spills to shared memory for spill=shared");
+    Registration(SharedSpillsPassArg, SharedSpillsPass::Description);
 
 } // namespace nvregalloc

@@ -38,10 +38,10 @@ namespace {
 class StockCoalescerGatePass : public MachineFunctionPass {
 public:
   static char ID;
+  static constexpr char Description[] =
+      "nvregalloc: let LLVM's coalescer take what ours refuses";
   StockCoalescerGatePass() : MachineFunctionPass(ID) {}
-  StringRef getPassName() const override {
-    return "nvregalloc: let LLVM's coalescer take what ours refuses";
-  }
+  StringRef getPassName() const override { return Description; }
   void getAnalysisUsage(AnalysisUsage &AU) const override {
     AU.addRequired<MachineLoopInfoWrapperPass>();
     AU.addRequired<MachineBlockFrequencyInfoWrapperPass>();
@@ -83,6 +83,6 @@ char StockCoalescerGatePass::ID = 0;
 const void *const StockCoalescerGatePassID = &StockCoalescerGatePass::ID;
 static RegisterPass<StockCoalescerGatePass>
     Registration(StockCoalescerGatePassArg,
-                 "nvregalloc: let LLVM's coalescer take what ours refuses");
+                 StockCoalescerGatePass::Description);
 
 } // namespace nvregalloc
