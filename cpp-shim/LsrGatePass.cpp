@@ -10,8 +10,9 @@
 // gate added. Both are loop passes, so they join the loop pass manager that
 // runs LSR (after its freeze canonicalization) and the passes around them
 // run as in stock LLVM, loop by loop; nothing but LSR runs between the two,
-// and the marks change no IR the analyses depend on. Without a
-// function-options file neither pass is in the pipeline.
+// and the marks change no IR the analyses depend on. The gate also copies
+// each other function the LSR judge judges, on its first loop, for the judge
+// (LsrJudgePass.cpp) to put back where LSR costs an occupancy step.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,7 +42,7 @@ public:
   static char ID;
   static constexpr char Description[] =
       "nvregalloc: keep loop strength reduction off the functions marked "
-      "lsr=off";
+      "lsr=off, copy the others for the LSR judge";
   LsrGatePass() : LoopPass(ID) {}
   StringRef getPassName() const override { return Description; }
   void getAnalysisUsage(AnalysisUsage &AU) const override {
@@ -51,8 +52,11 @@ public:
     Function &F = *L->getHeader()->getParent();
     if (F.hasOptNone())
       return false;
-    if (!LsrOff.isMadeFor(F))
+    if (!LsrOff.isMadeFor(F)) {
+      if (judgesLsr(F))
+        snapshotBeforeLsr(F);
       return false;
+    }
     bool AddNoInline = !F.hasFnAttribute(Attribute::NoInline);
     F.addFnAttr(Attribute::OptimizeNone);
     if (AddNoInline)

@@ -33,6 +33,7 @@ inline constexpr const char LocalFramePassArg[] = "nvregalloc-local-frame";
 inline constexpr const char KeepRolledPassArg[] = "nvregalloc-keep-rolled";
 inline constexpr const char LsrGatePassArg[] = "nvregalloc-lsr-gate";
 inline constexpr const char LsrGateEndPassArg[] = "nvregalloc-lsr-gate-end";
+inline constexpr const char LsrJudgePassArg[] = "nvregalloc-lsr-judge";
 inline constexpr const char MulWidePassArg[] = "nvregalloc-mul-wide";
 inline constexpr const char NonNegativeZextPassArg[] =
     "nvregalloc-promote-locals-zext";
@@ -54,6 +55,7 @@ extern const void *const KeepRolledPassID;
 extern const void *const LocalFramePassID;
 extern const void *const LsrGatePassID;
 extern const void *const LsrGateEndPassID;
+extern const void *const LsrJudgePassID;
 extern const void *const MulWidePassID;
 extern const void *const NonNegativeZextPassID;
 extern const void *const PressurePassID;
@@ -72,6 +74,11 @@ extern llvm::cl::opt<NvraPressureMode> PressureMode;
 // strength reduction or unrolling off, the pressure scheduler on, inlining
 // at every call site on, and a kernel's spills into shared memory.
 extern llvm::cl::opt<std::string> FunctionOptions;
+
+// Whether nvregalloc-lsr-judge judges LSR on F (LsrJudgePass.cpp), and the
+// copy of F it judges LSR's form against, taken before LSR by the gate.
+bool judgesLsr(const llvm::Function &F);
+void snapshotBeforeLsr(llvm::Function &F);
 
 /// A global LLVM option that a gate sets for each function it lets through
 /// (the pre-RA scheduler, the stock coalescer's joining), kept as the

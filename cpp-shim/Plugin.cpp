@@ -17,11 +17,13 @@
 //   StackSlotColoring, in that order: the first point where LiveIntervals is
 //   no longer alive and frame indices can still be added before NVPTX's
 //   PrologEpilog pass;
-// - with a function-options file, nvregalloc-lsr-gate right before LLVM's
-//   loop strength reduction (after its freeze canonicalization, found by
-//   name: neither pass ID is public) and nvregalloc-lsr-gate-end right after
-//   it, so that functions marked lsr=off skip it, then nvregalloc-sched-gate,
-//   which picks instruction selection's scheduler per function;
+// - nvregalloc-lsr-gate right before LLVM's loop strength reduction (after
+//   its freeze canonicalization, found by name: neither pass ID is public)
+//   and nvregalloc-lsr-gate-end right after it, so that functions marked
+//   lsr=off skip it and the others are copied for nvregalloc-lsr-judge,
+//   which follows; with a function-options file, then
+//   nvregalloc-sched-gate, which picks instruction selection's scheduler
+//   per function;
 // - nvregalloc-local-frame after that PrologEpilog pass and NVPTX's peephole
 //   (whose IDs are not public), right after RemoveRedundantDebugValues, the
 //   first public pass that follows them; with a function-options file,
@@ -83,11 +85,13 @@ static const bool VersionPrinterAdded =
 static const bool HandedOver =
     (nvra_set_pass_builder_callback(registerPassBuilderCallbacks), true);
 
-/// Brackets LLVM's loop strength reduction with the lsr=off gate and puts
-/// the sched=pressure gate after it, in the function pass manager that runs
-/// instruction selection. LSR and the pass before it register themselves only
-/// once they are first made, so they are registered here to be found by name.
-static void insertIrGates(TargetPassConfig &Config) {
+/// Brackets LLVM's loop strength reduction with the lsr=off gate, which also
+/// takes the copy the LSR judge needs, and its end, and puts the judge after
+/// them (and, with a function-options file, the sched=pressure gate), in
+/// the function pass manager that runs instruction selection. LSR and the
+/// pass before it register themselves only once they are first made, so
+/// they are registered here to be found by name.
+static void insertLsrPasses(TargetPassConfig &Config, bool WithChoices) {
   PassRegistry &Registry = *PassRegistry::getPassRegistry();
   initializeCanonicalizeFreezeInLoopsPass(Registry);
   initializeLoopStrengthReducePass(Registry);
@@ -98,7 +102,10 @@ static void insertIrGates(TargetPassConfig &Config) {
     return;
   Config.insertPass(Freeze->getTypeInfo(), nvregalloc::LsrGatePassID);
   Config.insertPass(Lsr->getTypeInfo(), nvregalloc::LsrGateEndPassID);
-  Config.insertPass(nvregalloc::LsrGateEndPassID, nvregalloc::SchedGatePassID);
+  Config.insertPass(nvregalloc::LsrGateEndPassID, nvregalloc::LsrJudgePassID);
+  if (WithChoices)
+    Config.insertPass(nvregalloc::LsrJudgePassID,
+                      nvregalloc::SchedGatePassID);
 }
 
 /// Puts nvregalloc-promote-locals-zext right after NaryReassociate, before
@@ -139,8 +146,8 @@ static RegisterTargetPassConfigCallback InsertNvregallocPasses(
       if (nvregalloc::PressureMode != NVRA_PRESSURE_OFF ||
           !nvregalloc::FunctionOptions.empty())
         Config->insertPass(&StackSlotColoringID, nvregalloc::PressurePassID);
+      insertLsrPasses(*Config, !nvregalloc::FunctionOptions.empty());
       if (!nvregalloc::FunctionOptions.empty()) {
-        insertIrGates(*Config);
         Config->insertPass(nvregalloc::KeepRolledPassID,
                            nvregalloc::SharedSpillsPassID);
         Config->insertPass(&RemoveRedundantDebugValuesID,

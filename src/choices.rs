@@ -94,11 +94,11 @@ pub const CAP: ChoiceKey = ChoiceKey {
 /// The shim's lever: `LsrGatePass.cpp`.
 pub const LSR: ChoiceKey = ChoiceKey {
     name: "lsr",
-    values: &["on", "off"],
+    values: &["on", "off", "judged"],
     stock: "on",
-    default: "on",
+    default: "judged",
     middle_end: false,
-    help: "LLVM's loop strength reduction",
+    help: "LLVM's loop strength reduction; judged: undone where the estimated pressure says it costs an occupancy step",
 };
 /// `unroll` sets how far LLVM's loop unrollers may go of their own accord
 /// (`#pragma unroll` always holds), in levels, as LLVM's `-unroll-threshold`

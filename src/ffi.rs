@@ -23,6 +23,7 @@ use crate::function::{
     Block, BlockData, Function, InstData, InstFlags, InstKind, Operand, OperandFlags, RegClass, VReg,
 };
 use crate::keep_rolled;
+use crate::lsr_judge;
 use crate::options::{CoalesceMode, ColorMode, Fault, Options, Outputs, PressureMode};
 use crate::pass::Pass;
 use crate::pressure;
@@ -667,6 +668,75 @@ pub unsafe extern "C" fn nvra_keep_rolled(abi_version: u32, raw: *const NvraRoll
     }
 }
 
+/// `lsr_judge::judge` for the shim; LSR's form stays on a panic, a
+/// mismatched ABI or ranges out of bounds.
+///
+/// # Safety
+/// `gpu` must be null or a C string; `before` and `after` must point to
+/// `NvraIrFunction`s whose arrays hold the counts they state.
+#[no_mangle]
+pub unsafe extern "C" fn nvra_judge_lsr(
+    abi_version: u32,
+    gpu: *const c_char,
+    slack: u32,
+    min_growth: u32,
+    before: *const NvraIrFunction,
+    after: *const NvraIrFunction,
+) -> NvraLsrPlan {
+    init_logging();
+    let unmeasured = NvraLsrPlan { verdict: NVRA_LSR_UNMEASURED, peak_before: 0, peak_after: 0, reserved: 0 };
+    if abi_version != NVRA_ABI_VERSION {
+        return unmeasured;
+    }
+    let (Some(before), Some(after)) = (ir_function_from_abi(&*before), ir_function_from_abi(&*after)) else {
+        return unmeasured;
+    };
+    let gpu = crate::occupancy::gpu_or_sm90(&c_string(gpu));
+    match panic::catch_unwind(|| lsr_judge::judge(&before, &after, gpu, slack, min_growth)) {
+        Ok((verdict, Some((peak_before, peak_after)))) => NvraLsrPlan {
+            verdict: match verdict {
+                lsr_judge::LsrVerdict::Undo => NVRA_LSR_UNDO,
+                lsr_judge::LsrVerdict::Keep => NVRA_LSR_KEEP,
+                lsr_judge::LsrVerdict::Unmeasured => NVRA_LSR_UNMEASURED,
+            },
+            peak_before,
+            peak_after,
+            reserved: 0,
+        },
+        Ok((_, None)) | Err(_) => unmeasured,
+    }
+}
+
+/// The judge's IR function, or `None` where a range runs past its array.
+unsafe fn ir_function_from_abi(raw: &NvraIrFunction) -> Option<lsr_judge::IrFunction> {
+    let values = array(raw.values, raw.num_values);
+    let blocks = array(raw.blocks, raw.num_blocks);
+    let insts = array(raw.insts, raw.num_insts);
+    let uses = array(raw.uses, raw.num_uses);
+    let succs = array(raw.succs, raw.num_succs);
+    let range = |first: u32, n: u32| (first as usize).checked_add(n as usize).map(|end| first as usize..end);
+    let values = values
+        .iter()
+        .map(|v| lsr_judge::IrValue { bits: v.bits, predicate: v.predicate != 0, argument: v.argument != 0 })
+        .collect();
+    let mut out = Vec::with_capacity(blocks.len());
+    for b in blocks {
+        let mut block_insts = Vec::with_capacity(b.num_insts as usize);
+        for i in insts.get(range(b.first_inst, b.num_insts)?)? {
+            block_insts.push(lsr_judge::IrInst {
+                def: (i.def != NVRA_IR_NO_VALUE).then_some(i.def),
+                uses: uses.get(range(i.first_use, i.num_uses)?)?.to_vec(),
+            });
+        }
+        out.push(lsr_judge::IrBlock {
+            insts: block_insts,
+            succs: succs.get(range(b.first_succ, b.num_succs)?)?.to_vec(),
+            exit_uses: uses.get(range(b.first_exit_use, b.num_exit_uses)?)?.to_vec(),
+        });
+    }
+    Some(lsr_judge::IrFunction { is_kernel: raw.is_kernel != 0, values, blocks: out })
+}
+
 unsafe fn run(fn_: *const NvraFunction, options: *const NvraOptions, pass: u32) -> Box<OwnedResult> {
     let (raw, raw_options) = (&*fn_, &*options);
     if let Err(why) = check_abi(raw, raw_options) {
@@ -957,6 +1027,8 @@ fn options_to_abi(o: &Options) -> NvraOptions {
         pressure_slack: o.pressure_slack,
         pressure_target: o.pressure_target.unwrap_or(0),
         function_options: std::ptr::null(),
+        lsr_slack: o.lsr_slack,
+        lsr_min_growth: o.lsr_min_growth,
     }
 }
 
@@ -1000,6 +1072,8 @@ unsafe fn options_from_abi(raw: &NvraOptions) -> Options {
         },
         pressure_slack: raw.pressure_slack,
         pressure_target: (raw.pressure_target != 0).then_some(raw.pressure_target),
+        lsr_slack: raw.lsr_slack,
+        lsr_min_growth: raw.lsr_min_growth,
         function_options: (!raw.function_options.is_null()).then(|| c_string(raw.function_options).into()),
         outputs: Outputs {
             report_path: (!raw.report_path.is_null()).then(|| c_string(raw.report_path).into()),

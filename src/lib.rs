@@ -43,6 +43,7 @@ mod cssa;
 mod dot;
 mod ffi;
 mod keep_rolled;
+mod lsr_judge;
 mod linear_scan;
 mod promote;
 mod rename;

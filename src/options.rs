@@ -103,6 +103,13 @@ pub struct Options {
     /// Tests: lower the modelled pressure to this, as far as the pass can,
     /// whatever the occupancy (`None`: only where a step is crossed).
     pub pressure_target: Option<u32>,
+    /// Registers ptxas is assumed to need beyond the LSR judge's estimated
+    /// peak when it turns registers into warps (`lsr_judge`).
+    pub lsr_slack: u32,
+    /// How much LSR must raise the estimate, in percent, before the judge
+    /// undoes it: the estimate misses ptxas's count by a good margin either
+    /// way, so only a gross rise is trusted (docs/register-study.md).
+    pub lsr_min_growth: u32,
     /// `-nvregalloc-function-options=FILE` (see `per_function`).
     pub function_options: Option<std::path::PathBuf>,
     pub outputs: Outputs,
@@ -144,6 +151,8 @@ impl Default for Options {
             pressure_mode: PressureMode::Off,
             pressure_slack: DEFAULT_PRESSURE_SLACK,
             pressure_target: None,
+            lsr_slack: DEFAULT_LSR_SLACK,
+            lsr_min_growth: DEFAULT_LSR_MIN_GROWTH,
             function_options: None,
             outputs: Outputs::default(),
         }
@@ -152,6 +161,11 @@ impl Default for Options {
 
 /// See `Options::pressure_slack`.
 pub const DEFAULT_PRESSURE_SLACK: u32 = 0;
+
+/// See `Options::lsr_slack`.
+pub const DEFAULT_LSR_SLACK: u32 = 0;
+/// See `Options::lsr_min_growth`.
+pub const DEFAULT_LSR_MIN_GROWTH: u32 = 50;
 
 /// A graph of at most about 30 MB, built in about 0.1 s; the largest of the
 /// project's corpus takes 70,000 entries (see docs/results.md, the compile-time

@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bump on any change to a struct below or to the meaning of a field. */
-#define NVRA_ABI_VERSION 34u
+#define NVRA_ABI_VERSION 35u
 
 /* Sentinel for "no register" / "no tie" in 32-bit index fields. */
 #define NVRA_NONE 0xffffffffu
@@ -192,6 +192,10 @@ typedef struct NvraOptions {
   uint32_t pressure_target;    /* lower the modelled pressure to this whatever
                                   the occupancy; 0 = only across a step */
   const char *function_options; /* per-function choices file, or null */
+  uint32_t lsr_slack;          /* registers ptxas needs beyond the LSR
+                                  judge's estimate, for the occupancy steps */
+  uint32_t lsr_min_growth;     /* percent LSR must raise the estimate by
+                                  before the judge undoes it */
 } NvraOptions;
 
 /* The core's defaults for every field (paths and target_cpu null): the
@@ -689,6 +693,62 @@ typedef struct NvraRolledPlan {
 
 NvraRolledPlan nvra_keep_rolled(uint32_t abi_version,
                                 const NvraRolledLoop *loop);
+
+/* A function's IR as the LSR judge sees it (lsr_judge): SSA values with their
+ * widths, and blocks of instructions that define and read them. Ranges index
+ * the arrays below; block 0 is the entry. */
+#define NVRA_IR_NO_VALUE UINT32_MAX
+typedef struct NvraIrValue {
+  uint32_t bits;      /* the type's size in bits */
+  uint32_t predicate; /* bool: i1 or a vector of i1 */
+  uint32_t argument;  /* bool: a function argument */
+} NvraIrValue;
+
+typedef struct NvraIrInst {
+  uint32_t def;       /* the value it defines, or NVRA_IR_NO_VALUE */
+  uint32_t first_use; /* its operands that are values, in uses */
+  uint32_t num_uses;  /* (a PHI reads none: see exit uses) */
+} NvraIrInst;
+
+typedef struct NvraIrBlock {
+  uint32_t first_inst, num_insts;
+  uint32_t first_succ, num_succs;
+  uint32_t first_exit_use, num_exit_uses; /* in uses: what the successors'
+                                             PHIs read on its edges */
+} NvraIrBlock;
+
+typedef struct NvraIrFunction {
+  uint32_t is_kernel; /* bool */
+  uint32_t num_values, num_blocks, num_insts, num_uses, num_succs;
+  const NvraIrValue *values;
+  const NvraIrBlock *blocks;
+  const NvraIrInst *insts;
+  const uint32_t *uses;  /* value indices */
+  const uint32_t *succs; /* block indices */
+} NvraIrFunction;
+
+typedef enum NvraLsrVerdict {
+  NVRA_LSR_KEEP = 0,       /* LSR's form stays */
+  NVRA_LSR_UNDO = 1,       /* the form before LSR goes back */
+  NVRA_LSR_UNMEASURED = 2, /* LSR's form stays (also on a panic or a
+                              mismatched ABI) */
+} NvraLsrVerdict;
+
+typedef struct NvraLsrPlan {
+  uint32_t verdict;     /* NvraLsrVerdict */
+  uint32_t peak_before; /* estimated 32-bit registers without LSR */
+  uint32_t peak_after;  /* and with it */
+  uint32_t reserved;
+} NvraLsrPlan;
+
+/* Whether LSR's form of a function (after) keeps it or the snapshot taken
+ * before LSR (before) goes back, on the GPU named (e.g. "sm_90"), slack
+ * registers added to each estimate and min_growth the percent LSR must add
+ * (NvraOptions.lsr_slack, lsr_min_growth). */
+NvraLsrPlan nvra_judge_lsr(uint32_t abi_version, const char *gpu,
+                           uint32_t slack, uint32_t min_growth,
+                           const NvraIrFunction *before,
+                           const NvraIrFunction *after);
 
 /* The shim hands its PassBuilder callback (a function taking a
  * llvm::PassBuilder *) to the plugin's entry point, which the Rust side

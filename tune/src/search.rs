@@ -77,6 +77,8 @@ pub fn candidates(has_middle_end: bool) -> Vec<Candidate> {
         // One 32-bit index per loop instead of a 64-bit pointer per array.
         ("no lsr", plugin.clone().with(&LSR, "off")),
         ("no lsr, sched pressure", plugin.clone().with(&LSR, "off").with(&SCHED, "pressure")),
+        // LSR's form where the default's judge undid it by its estimate.
+        ("lsr on", plugin.clone().with(&LSR, "on")),
         ("pressure", plugin.clone().with(&PRESSURE, "relieve")),
         ("rename", renamed.clone()),
         ("pressure+rename", renamed.clone().with(&PRESSURE, "relieve")),
