@@ -251,8 +251,16 @@ mod tests {
     /// 64-bit values carried around the loop (LSR's pointers).
     fn loop_function(extra: u32) -> IrFunction {
         let mut values = vec![value(64), value(64), value(64), value(64)];
-        let mut entry = IrBlock { insts: vec![inst(Some(0), &[]), inst(Some(1), &[])], succs: vec![1], exit_uses: vec![1] };
-        let mut body = IrBlock { insts: vec![inst(Some(2), &[]), inst(Some(3), &[2, 0])], succs: vec![1, 2], exit_uses: vec![3] };
+        let mut entry = IrBlock {
+            insts: vec![inst(Some(0), &[]), inst(Some(1), &[])],
+            succs: vec![1],
+            exit_uses: vec![1],
+        };
+        let mut body = IrBlock {
+            insts: vec![inst(Some(2), &[]), inst(Some(3), &[2, 0])],
+            succs: vec![1, 2],
+            exit_uses: vec![3],
+        };
         for _ in 0..extra {
             let init = values.len() as u32;
             values.extend([value(64), value(64), value(64)]);
@@ -303,7 +311,10 @@ mod tests {
         assert_eq!(judge(&loop_function(0), &loop_function(1), gpu, 0, 0).0, LsrVerdict::Keep);
         // 28 + 4 against 28 + 6: 32 is full occupancy, 34 is not; 6 is 50%
         // over 4, not 51%.
-        assert_eq!(judge(&loop_function(0), &loop_function(1), gpu, 28, 50), (LsrVerdict::Undo, Some((4, 6))));
+        assert_eq!(
+            judge(&loop_function(0), &loop_function(1), gpu, 28, 50),
+            (LsrVerdict::Undo, Some((4, 6)))
+        );
         assert_eq!(judge(&loop_function(0), &loop_function(1), gpu, 28, 51).0, LsrVerdict::Keep);
         // LSR's form lower: kept whatever the steps.
         assert_eq!(judge(&loop_function(1), &loop_function(0), gpu, 28, 0).0, LsrVerdict::Keep);

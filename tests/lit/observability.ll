@@ -29,6 +29,9 @@
 ; REMARKS: remark: <unknown>:0:0: function acc: vregs-before=11 vregs-after=9 max-live=9
 
 ; YAML:      --- !Analysis
+; YAML-NEXT: Pass: nvregalloc-lsr-judge
+; YAML-NEXT: Name: LsrKept
+; YAML:      --- !Analysis
 ; YAML-NEXT: Pass: nvregalloc-cssa
 ; YAML-NEXT: Name: Summary
 ; YAML:      - phis-eliminated: '2'
