@@ -693,17 +693,16 @@ pub unsafe extern "C" fn nvra_judge_lsr(
     };
     let gpu = crate::occupancy::gpu_or_sm90(&c_string(gpu));
     match panic::catch_unwind(|| lsr_judge::judge(&before, &after, gpu, slack, min_growth)) {
-        Ok((verdict, Some((peak_before, peak_after)))) => NvraLsrPlan {
+        Ok(Some((verdict, peak_before, peak_after))) => NvraLsrPlan {
             verdict: match verdict {
                 lsr_judge::LsrVerdict::Undo => NVRA_LSR_UNDO,
                 lsr_judge::LsrVerdict::Keep => NVRA_LSR_KEEP,
-                lsr_judge::LsrVerdict::Unmeasured => NVRA_LSR_UNMEASURED,
             },
             peak_before,
             peak_after,
             reserved: 0,
         },
-        Ok((_, None)) | Err(_) => unmeasured,
+        Ok(None) | Err(_) => unmeasured,
     }
 }
 

@@ -207,8 +207,6 @@ pub enum LsrVerdict {
     /// The snapshot taken before LSR goes back: LSR's form, by the
     /// estimate, runs fewer warps.
     Undo,
-    /// Neither form could be measured; LSR's stays, as stock.
-    Unmeasured,
 }
 
 /// The judgement on one function: each form's estimated peak (in 32-bit
@@ -217,21 +215,20 @@ pub enum LsrVerdict {
 /// fewer warps and its estimate is `min_growth` percent over the other's:
 /// the estimate counts IR values, not ptxas's registers, and on HeCBench a
 /// smaller rise foretold a step ptxas did not take about as often as one it
-/// took (docs/register-study.md).
+/// took (docs/register-study.md). With both peaks (without LSR, with it);
+/// `None` where a form cannot be measured, and LSR's form stays, as stock.
 pub fn judge(
     before: &IrFunction,
     after: &IrFunction,
     gpu: &Gpu,
     slack: u32,
     min_growth: u32,
-) -> (LsrVerdict, Option<(u32, u32)>) {
-    let (Some(without), Some(with)) = (peak(before), peak(after)) else {
-        return (LsrVerdict::Unmeasured, None);
-    };
+) -> Option<(LsrVerdict, u32, u32)> {
+    let (without, with) = (peak(before)?, peak(after)?);
     let warps = |peak: u32| gpu.register_limited_warps((peak + slack).min(gpu.max_registers_per_thread));
     let grew = u64::from(with) * 100 >= u64::from(without) * (100 + u64::from(min_growth));
     let verdict = if grew && warps(with) < warps(without) { LsrVerdict::Undo } else { LsrVerdict::Keep };
-    (verdict, Some((without, with)))
+    Some((verdict, without, with))
 }
 
 #[cfg(test)]
@@ -301,22 +298,19 @@ mod tests {
         f.blocks[2].insts[0].uses.push(99);
         assert_eq!(peak(&f), None);
         let gpu = gpu_or_sm90("sm_90");
-        assert_eq!(judge(&f, &loop_function(0), gpu, 0, 0).0, LsrVerdict::Unmeasured);
+        assert_eq!(judge(&f, &loop_function(0), gpu, 0, 0), None);
     }
 
     #[test]
     fn undone_only_across_an_occupancy_step() {
         let gpu = gpu_or_sm90("sm_90");
         // 4 and 6 registers: both at the SM's full warps.
-        assert_eq!(judge(&loop_function(0), &loop_function(1), gpu, 0, 0).0, LsrVerdict::Keep);
+        assert_eq!(judge(&loop_function(0), &loop_function(1), gpu, 0, 0).unwrap().0, LsrVerdict::Keep);
         // 28 + 4 against 28 + 6: 32 is full occupancy, 34 is not; 6 is 50%
         // over 4, not 51%.
-        assert_eq!(
-            judge(&loop_function(0), &loop_function(1), gpu, 28, 50),
-            (LsrVerdict::Undo, Some((4, 6)))
-        );
-        assert_eq!(judge(&loop_function(0), &loop_function(1), gpu, 28, 51).0, LsrVerdict::Keep);
+        assert_eq!(judge(&loop_function(0), &loop_function(1), gpu, 28, 50), Some((LsrVerdict::Undo, 4, 6)));
+        assert_eq!(judge(&loop_function(0), &loop_function(1), gpu, 28, 51).unwrap().0, LsrVerdict::Keep);
         // LSR's form lower: kept whatever the steps.
-        assert_eq!(judge(&loop_function(1), &loop_function(0), gpu, 28, 0).0, LsrVerdict::Keep);
+        assert_eq!(judge(&loop_function(1), &loop_function(0), gpu, 28, 0).unwrap().0, LsrVerdict::Keep);
     }
 }
