@@ -38,6 +38,8 @@ inline constexpr const char MulWidePassArg[] = "nvregalloc-mul-wide";
 inline constexpr const char NonNegativeZextPassArg[] =
     "nvregalloc-promote-locals-zext";
 inline constexpr const char PressurePassArg[] = "nvregalloc-pressure-relief";
+inline constexpr const char RecomputeInvariantsPassArg[] =
+    "nvregalloc-recompute-invariants";
 inline constexpr const char RegisterCapPassArg[] = "nvregalloc-register-cap";
 inline constexpr const char SchedGatePassArg[] = "nvregalloc-sched-gate";
 inline constexpr const char SharedSpillsPassArg[] = "nvregalloc-shared-spills";
@@ -59,6 +61,7 @@ extern const void *const LsrJudgePassID;
 extern const void *const MulWidePassID;
 extern const void *const NonNegativeZextPassID;
 extern const void *const PressurePassID;
+extern const void *const RecomputeInvariantsPassID;
 extern const void *const RegisterCapPassID;
 extern const void *const SchedGatePassID;
 extern const void *const SharedSpillsPassID;
@@ -79,6 +82,9 @@ extern llvm::cl::opt<std::string> FunctionOptions;
 // copy of F it judges LSR's form against, taken before LSR by the gate.
 bool judgesLsr(const llvm::Function &F);
 void snapshotBeforeLsr(llvm::Function &F);
+// Registers ptxas is assumed to need beyond the forms judge's estimate
+// (-nvregalloc-lsr-slack), for every judged form.
+unsigned estimateSlack();
 
 /// A global LLVM option that a gate sets for each function it lets through
 /// (the pre-RA scheduler, the stock coalescer's joining), kept as the

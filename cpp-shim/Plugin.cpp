@@ -87,7 +87,8 @@ static const bool HandedOver =
 
 /// Brackets LLVM's loop strength reduction with the lsr=off gate, which also
 /// takes the copy the LSR judge needs, and its end, and puts the judge after
-/// them (and, with a function-options file, the sched=pressure gate), in
+/// them, then the recomputation of loop invariants (and, with a
+/// function-options file, the sched=pressure gate), in
 /// the function pass manager that runs instruction selection. LSR and the
 /// pass before it register themselves only once they are first made, so
 /// they are registered here to be found by name.
@@ -103,8 +104,10 @@ static void insertLsrPasses(TargetPassConfig &Config, bool WithChoices) {
   Config.insertPass(Freeze->getTypeInfo(), nvregalloc::LsrGatePassID);
   Config.insertPass(Lsr->getTypeInfo(), nvregalloc::LsrGateEndPassID);
   Config.insertPass(nvregalloc::LsrGateEndPassID, nvregalloc::LsrJudgePassID);
+  Config.insertPass(nvregalloc::LsrJudgePassID,
+                    nvregalloc::RecomputeInvariantsPassID);
   if (WithChoices)
-    Config.insertPass(nvregalloc::LsrJudgePassID,
+    Config.insertPass(nvregalloc::RecomputeInvariantsPassID,
                       nvregalloc::SchedGatePassID);
 }
 

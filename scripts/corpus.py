@@ -51,7 +51,8 @@ CLANG_CUDA_FLAGS = os.environ.get("CLANG_CUDA_FLAGS", "").split()
 
 # Mode -> llc options (tests/modes.json, through scripts/modes.py); stock: none.
 MODES = {"stock": None, **modes.table(["analyze", "cssa", "coalesce", "replace", "color", "both", "replace+color",
-                                       "both, cssa", "pressure forced", "no lsr", "sched pressure", "widen",
+                                       "both, cssa", "pressure forced", "no lsr", "recompute invariants",
+                                       "sched pressure", "widen",
                                        "budget 8", "budget 15", "budget 32"])}
 # Register budget modes: mode -> N. Every function must declare at most N
 # registers per class, unless the plugin left it unchanged for one of

@@ -252,11 +252,44 @@ pub const SPILL: ChoiceKey = ChoiceKey {
     help: "where ptxas puts the spills it must make: local memory, or shared memory (.pragma \"enable_smem_spilling\")",
 };
 
+/// `invariants` says what becomes of the values LICM and GVN hoisted out of
+/// loops: `hoisted` keeps them there, live across the loop, as stock;
+/// `recomputed` computes each again at its uses in the loop, from the
+/// values it is computed from (`Options::invariant_tree_limit`), where ptxas
+/// would not; `judged` takes the recomputed form only where the estimated
+/// pressure says the hoisted values cost an occupancy step (`forms_judge`).
+/// Recomputing costs instructions in every iteration, and on HeCBench the
+/// estimate foretold steps ptxas did not take about as often as ones it
+/// took, with a third more SASS where it missed (docs/register-study.md),
+/// so the default keeps them hoisted and `nvregalloc-tune` tries
+/// `recomputed` per function, where ptxas's count decides. The lever:
+/// `RecomputeInvariantsPass.cpp`.
+pub const INVARIANTS: ChoiceKey = ChoiceKey {
+    name: "invariants",
+    values: &["hoisted", "recomputed", "judged"],
+    stock: "hoisted",
+    default: "hoisted",
+    middle_end: false,
+    help: "values hoisted out of loops: kept there, recomputed at their uses in the loop, or recomputed where the estimated pressure says the hoisted ones cost an occupancy step",
+};
+
 /// Every key, in the order files and help list them. A key's place here is
 /// its index in the ABI's `NvraFunctionChoices::value`.
 pub const KEYS: &[&ChoiceKey] = &[
-    &COALESCE, &COLOR, &PRESSURE, &UNDEFINED, &CAP, &LSR, &UNROLL, &SCHED, &INLINE, &PROMOTE, &WIDEN,
-    &ROLLED, &SPILL,
+    &COALESCE,
+    &COLOR,
+    &PRESSURE,
+    &UNDEFINED,
+    &CAP,
+    &LSR,
+    &UNROLL,
+    &SCHED,
+    &INLINE,
+    &PROMOTE,
+    &WIDEN,
+    &ROLLED,
+    &SPILL,
+    &INVARIANTS,
 ];
 
 /// What ptxas can give one thread (sm_70 and later).

@@ -19,11 +19,11 @@ use crate::abi::*;
 use crate::asm;
 use crate::choices;
 use crate::driver::{self, Verdict};
+use crate::forms_judge;
 use crate::function::{
     Block, BlockData, Function, InstData, InstFlags, InstKind, Operand, OperandFlags, RegClass, VReg,
 };
 use crate::keep_rolled;
-use crate::lsr_judge;
 use crate::options::{CoalesceMode, ColorMode, Fault, Options, Outputs, PressureMode};
 use crate::pass::Pass;
 use crate::pressure;
@@ -668,38 +668,39 @@ pub unsafe extern "C" fn nvra_keep_rolled(abi_version: u32, raw: *const NvraRoll
     }
 }
 
-/// `lsr_judge::judge` for the shim; LSR's form stays on a panic, a
-/// mismatched ABI or ranges out of bounds.
+/// `forms_judge::judge` for the shim; the rich form (LLVM's) stays on a
+/// panic, a mismatched ABI or ranges out of bounds.
 ///
 /// # Safety
-/// `gpu` must be null or a C string; `before` and `after` must point to
+/// `gpu` must be null or a C string; `lean` and `rich` must point to
 /// `NvraIrFunction`s whose arrays hold the counts they state.
 #[no_mangle]
-pub unsafe extern "C" fn nvra_judge_lsr(
+pub unsafe extern "C" fn nvra_judge_forms(
     abi_version: u32,
     gpu: *const c_char,
     slack: u32,
     min_growth: u32,
-    before: *const NvraIrFunction,
-    after: *const NvraIrFunction,
-) -> NvraLsrPlan {
+    lean: *const NvraIrFunction,
+    rich: *const NvraIrFunction,
+) -> NvraFormsPlan {
     init_logging();
-    let unmeasured = NvraLsrPlan { verdict: NVRA_LSR_UNMEASURED, peak_before: 0, peak_after: 0, reserved: 0 };
+    let unmeasured =
+        NvraFormsPlan { verdict: NVRA_FORMS_UNMEASURED, peak_lean: 0, peak_rich: 0, reserved: 0 };
     if abi_version != NVRA_ABI_VERSION {
         return unmeasured;
     }
-    let (Some(before), Some(after)) = (ir_function_from_abi(&*before), ir_function_from_abi(&*after)) else {
+    let (Some(lean), Some(rich)) = (ir_function_from_abi(&*lean), ir_function_from_abi(&*rich)) else {
         return unmeasured;
     };
     let gpu = crate::occupancy::gpu_or_sm90(&c_string(gpu));
-    match panic::catch_unwind(|| lsr_judge::judge(&before, &after, gpu, slack, min_growth)) {
-        Ok(Some((verdict, peak_before, peak_after))) => NvraLsrPlan {
-            verdict: match verdict {
-                lsr_judge::LsrVerdict::Undo => NVRA_LSR_UNDO,
-                lsr_judge::LsrVerdict::Keep => NVRA_LSR_KEEP,
+    match panic::catch_unwind(|| forms_judge::judge(&lean, &rich, gpu, slack, min_growth)) {
+        Ok(Some((form, peak_lean, peak_rich))) => NvraFormsPlan {
+            verdict: match form {
+                forms_judge::Form::Lean => NVRA_FORMS_LEAN,
+                forms_judge::Form::Rich => NVRA_FORMS_RICH,
             },
-            peak_before,
-            peak_after,
+            peak_lean,
+            peak_rich,
             reserved: 0,
         },
         Ok(None) | Err(_) => unmeasured,
@@ -707,7 +708,7 @@ pub unsafe extern "C" fn nvra_judge_lsr(
 }
 
 /// The judge's IR function, or `None` where a range runs past its array.
-unsafe fn ir_function_from_abi(raw: &NvraIrFunction) -> Option<lsr_judge::IrFunction> {
+unsafe fn ir_function_from_abi(raw: &NvraIrFunction) -> Option<forms_judge::IrFunction> {
     let values = array(raw.values, raw.num_values);
     let blocks = array(raw.blocks, raw.num_blocks);
     let insts = array(raw.insts, raw.num_insts);
@@ -716,24 +717,28 @@ unsafe fn ir_function_from_abi(raw: &NvraIrFunction) -> Option<lsr_judge::IrFunc
     let range = |first: u32, n: u32| (first as usize).checked_add(n as usize).map(|end| first as usize..end);
     let values = values
         .iter()
-        .map(|v| lsr_judge::IrValue { bits: v.bits, predicate: v.predicate != 0, argument: v.argument != 0 })
+        .map(|v| forms_judge::IrValue {
+            bits: v.bits,
+            predicate: v.predicate != 0,
+            argument: v.argument != 0,
+        })
         .collect();
     let mut out = Vec::with_capacity(blocks.len());
     for b in blocks {
         let mut block_insts = Vec::with_capacity(b.num_insts as usize);
         for i in insts.get(range(b.first_inst, b.num_insts)?)? {
-            block_insts.push(lsr_judge::IrInst {
+            block_insts.push(forms_judge::IrInst {
                 def: (i.def != NVRA_IR_NO_VALUE).then_some(i.def),
                 uses: uses.get(range(i.first_use, i.num_uses)?)?.to_vec(),
             });
         }
-        out.push(lsr_judge::IrBlock {
+        out.push(forms_judge::IrBlock {
             insts: block_insts,
             succs: succs.get(range(b.first_succ, b.num_succs)?)?.to_vec(),
             exit_uses: uses.get(range(b.first_exit_use, b.num_exit_uses)?)?.to_vec(),
         });
     }
-    Some(lsr_judge::IrFunction { is_kernel: raw.is_kernel != 0, values, blocks: out })
+    Some(forms_judge::IrFunction { is_kernel: raw.is_kernel != 0, values, blocks: out })
 }
 
 unsafe fn run(fn_: *const NvraFunction, options: *const NvraOptions, pass: u32) -> Box<OwnedResult> {
@@ -1028,6 +1033,8 @@ fn options_to_abi(o: &Options) -> NvraOptions {
         function_options: std::ptr::null(),
         lsr_slack: o.lsr_slack,
         lsr_min_growth: o.lsr_min_growth,
+        invariant_min_growth: o.invariant_min_growth,
+        invariant_tree_limit: o.invariant_tree_limit,
     }
 }
 
@@ -1073,6 +1080,8 @@ unsafe fn options_from_abi(raw: &NvraOptions) -> Options {
         pressure_target: (raw.pressure_target != 0).then_some(raw.pressure_target),
         lsr_slack: raw.lsr_slack,
         lsr_min_growth: raw.lsr_min_growth,
+        invariant_min_growth: raw.invariant_min_growth,
+        invariant_tree_limit: raw.invariant_tree_limit,
         function_options: (!raw.function_options.is_null()).then(|| c_string(raw.function_options).into()),
         outputs: Outputs {
             report_path: (!raw.report_path.is_null()).then(|| c_string(raw.report_path).into()),

@@ -104,12 +104,22 @@ pub struct Options {
     /// whatever the occupancy (`None`: only where a step is crossed).
     pub pressure_target: Option<u32>,
     /// Registers ptxas is assumed to need beyond the LSR judge's estimated
-    /// peak when it turns registers into warps (`lsr_judge`).
+    /// peak when it turns registers into warps (`forms_judge`), for LSR and
+    /// recomputed invariants alike.
     pub lsr_slack: u32,
     /// How much LSR must raise the estimate, in percent, before the judge
     /// undoes it: the estimate misses ptxas's count by a good margin either
     /// way, so only a gross rise is trusted (docs/register-study.md).
     pub lsr_min_growth: u32,
+    /// How much hoisting loop invariants must raise the estimate over
+    /// recomputing them in their loops, in percent, before the judge takes
+    /// the recomputed form.
+    pub invariant_min_growth: u32,
+    /// The most instructions recomputed for one hoisted value at a use in a
+    /// loop (the value and the hoisted values it is computed from): beyond
+    /// it the value stays hoisted, so that no loop body grows by a long
+    /// computation.
+    pub invariant_tree_limit: u32,
     /// `-nvregalloc-function-options=FILE` (see `per_function`).
     pub function_options: Option<std::path::PathBuf>,
     pub outputs: Outputs,
@@ -153,6 +163,8 @@ impl Default for Options {
             pressure_target: None,
             lsr_slack: DEFAULT_LSR_SLACK,
             lsr_min_growth: DEFAULT_LSR_MIN_GROWTH,
+            invariant_min_growth: DEFAULT_INVARIANT_MIN_GROWTH,
+            invariant_tree_limit: DEFAULT_INVARIANT_TREE_LIMIT,
             function_options: None,
             outputs: Outputs::default(),
         }
@@ -166,6 +178,11 @@ pub const DEFAULT_PRESSURE_SLACK: u32 = 0;
 pub const DEFAULT_LSR_SLACK: u32 = 0;
 /// See `Options::lsr_min_growth`.
 pub const DEFAULT_LSR_MIN_GROWTH: u32 = 50;
+/// See `Options::invariant_min_growth`.
+pub const DEFAULT_INVARIANT_MIN_GROWTH: u32 = 50;
+/// See `Options::invariant_tree_limit`: bezier-surface's `pow` pieces need
+/// 32 (docs/register-study.md).
+pub const DEFAULT_INVARIANT_TREE_LIMIT: u32 = 32;
 
 /// A graph of at most about 30 MB, built in about 0.1 s; the largest of the
 /// project's corpus takes 70,000 entries (see docs/results.md, the compile-time

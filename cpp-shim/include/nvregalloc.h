@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bump on any change to a struct below or to the meaning of a field. */
-#define NVRA_ABI_VERSION 35u
+#define NVRA_ABI_VERSION 36u
 
 /* Sentinel for "no register" / "no tie" in 32-bit index fields. */
 #define NVRA_NONE 0xffffffffu
@@ -196,6 +196,11 @@ typedef struct NvraOptions {
                                   judge's estimate, for the occupancy steps */
   uint32_t lsr_min_growth;     /* percent LSR must raise the estimate by
                                   before the judge undoes it */
+  uint32_t invariant_min_growth; /* percent hoisted invariants must raise
+                                    the estimate by before the judge
+                                    recomputes them in their loops */
+  uint32_t invariant_tree_limit; /* most instructions recomputed for one
+                                    hoisted value at a use in a loop */
 } NvraOptions;
 
 /* The core's defaults for every field (paths and target_cpu null): the
@@ -694,7 +699,7 @@ typedef struct NvraRolledPlan {
 NvraRolledPlan nvra_keep_rolled(uint32_t abi_version,
                                 const NvraRolledLoop *loop);
 
-/* A function's IR as the LSR judge sees it (lsr_judge): SSA values with their
+/* A function's IR as the forms judge sees it (forms_judge): SSA values with their
  * widths, and blocks of instructions that define and read them. Ranges index
  * the arrays below; block 0 is the entry. */
 #define NVRA_IR_NO_VALUE UINT32_MAX
@@ -727,28 +732,30 @@ typedef struct NvraIrFunction {
   const uint32_t *succs; /* block indices */
 } NvraIrFunction;
 
-typedef enum NvraLsrVerdict {
-  NVRA_LSR_KEEP = 0,       /* LSR's form stays */
-  NVRA_LSR_UNDO = 1,       /* the form before LSR goes back */
-  NVRA_LSR_UNMEASURED = 2, /* LSR's form stays (also on a panic or a
-                              mismatched ABI) */
-} NvraLsrVerdict;
+typedef enum NvraFormsVerdict {
+  NVRA_FORMS_RICH = 0,       /* LLVM's form stays */
+  NVRA_FORMS_LEAN = 1,       /* the lean form takes its place */
+  NVRA_FORMS_UNMEASURED = 2, /* LLVM's form stays (also on a panic or a
+                                mismatched ABI) */
+} NvraFormsVerdict;
 
-typedef struct NvraLsrPlan {
-  uint32_t verdict;     /* NvraLsrVerdict */
-  uint32_t peak_before; /* estimated 32-bit registers without LSR */
-  uint32_t peak_after;  /* and with it */
+typedef struct NvraFormsPlan {
+  uint32_t verdict;   /* NvraFormsVerdict */
+  uint32_t peak_lean; /* estimated 32-bit registers of the lean form */
+  uint32_t peak_rich; /* and of LLVM's */
   uint32_t reserved;
-} NvraLsrPlan;
+} NvraFormsPlan;
 
-/* Whether LSR's form of a function (after) keeps it or the snapshot taken
- * before LSR (before) goes back, on the GPU named (e.g. "sm_90"), slack
- * registers added to each estimate and min_growth the percent LSR must add
- * (NvraOptions.lsr_slack, lsr_min_growth). */
-NvraLsrPlan nvra_judge_lsr(uint32_t abi_version, const char *gpu,
-                           uint32_t slack, uint32_t min_growth,
-                           const NvraIrFunction *before,
-                           const NvraIrFunction *after);
+/* Which of two forms of one function goes on to code generation: LLVM's
+ * (rich: after LSR, or with loop invariants hoisted) or nvregalloc's lean
+ * one (before LSR, or with the invariants recomputed in their loops), on
+ * the GPU named (e.g. "sm_90"), slack registers added to each estimate and
+ * min_growth the percent the rich form must add (NvraOptions.lsr_slack,
+ * lsr_min_growth, invariant_min_growth). */
+NvraFormsPlan nvra_judge_forms(uint32_t abi_version, const char *gpu,
+                               uint32_t slack, uint32_t min_growth,
+                               const NvraIrFunction *lean,
+                               const NvraIrFunction *rich);
 
 /* The shim hands its PassBuilder callback (a function taking a
  * llvm::PassBuilder *) to the plugin's entry point, which the Rust side

@@ -26,6 +26,7 @@ const MODE_NAMES: &[&str] = &[
     "both, cssa",
     "pressure forced",
     "no lsr",
+    "recompute invariants",
     "sched pressure",
     "widen",
     "budget 8",

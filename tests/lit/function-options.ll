@@ -31,7 +31,7 @@
 ; RUN: %llc_plugin -nvregalloc-function-options=%t.bad -nvregalloc-coalesce=off %s -o %t.bad.ptx 2>&1 \
 ; RUN:   | FileCheck %s --check-prefix=BAD
 ; RUN: diff %t.llc.ptx %t.bad.ptx
-; BAD: warning: nvregalloc-coloring: function 'invariant_product' left unchanged: -nvregalloc-function-options={{.*}}: line 1: unknown option 'colour' (known: coalesce, color, pressure, undefined, cap, lsr, unroll, sched, inline, promote, widen, rolled, spill)
+; BAD: warning: nvregalloc-coloring: function 'invariant_product' left unchanged: -nvregalloc-function-options={{.*}}: line 1: unknown option 'colour' (known: coalesce, color, pressure, undefined, cap, lsr, unroll, sched, inline, promote, widen, rolled, spill, invariants)
 
 target triple = "nvptx64-nvidia-cuda"
 

@@ -58,6 +58,7 @@
 
 ; PIPELINE:      nvregalloc: take back the lsr=off marks
 ; PIPELINE-NEXT: nvregalloc: loop strength reduction kept where it costs no occupancy step
+; PIPELINE-NEXT: nvregalloc: values hoisted out of loops recomputed in them where they cost an occupancy step
 ; PIPELINE-NEXT: nvregalloc: schedule the functions marked sched=pressure for register pressure in instruction selection
 ; PIPELINE-NOT:  FunctionPass Manager
 ; PIPELINE:      NVPTX DAG->DAG Pattern Instruction Selection

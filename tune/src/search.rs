@@ -67,7 +67,9 @@ pub struct Candidate {
 /// (`--budget`) cut short builds the likeliest first. Without a middle end
 /// (llc), those that act only there are left out.
 pub fn candidates(has_middle_end: bool) -> Vec<Candidate> {
-    use choices::{COLOR, INLINE, LSR, PRESSURE, PROMOTE, ROLLED, SCHED, SPILL, UNDEFINED, UNROLL, WIDEN};
+    use choices::{
+        COLOR, INLINE, INVARIANTS, LSR, PRESSURE, PROMOTE, ROLLED, SCHED, SPILL, UNDEFINED, UNROLL, WIDEN,
+    };
     let plugin = FunctionChoices::plugin_default();
     let renamed = plugin.clone().with(&COLOR, "rename");
     let all = [
@@ -93,7 +95,9 @@ pub fn candidates(has_middle_end: bool) -> Vec<Candidate> {
         ("unroll full", plugin.clone().with(&UNROLL, "full")),
         ("unroll small", plugin.clone().with(&UNROLL, "small")),
         ("no unroll", plugin.clone().with(&UNROLL, "off")),
-        // Not yet ranked by how often `balanced` takes it.
+        // Not yet ranked by how often `balanced` takes them. First, loop
+        // invariants recomputed in their loops (choices::INVARIANTS).
+        ("recompute invariants", plugin.clone().with(&INVARIANTS, "recomputed")),
         ("widen", plugin.clone().with(&WIDEN, "block")),
         // Loops LLVM left rolled for their size given back to ptxas, which
         // may unroll them (choices::ROLLED).

@@ -1,21 +1,29 @@
-//! nvregalloc-lsr-judge: LLVM's loop strength reduction kept only where it
-//! costs no occupancy step.
+//! Two forms of one function's IR, judged by their estimated register
+//! pressure: the rich form LLVM made and a lean one nvregalloc offers
+//! instead, which the shim puts in the rich form's place only where the
+//! estimate says the rich form costs an occupancy step.
 //!
-//! On NVPTX, LSR gives each array a loop walks a 64-bit pointer of its own,
-//! carried around the loop and its outer loops. ptxas neither merges such
-//! induction variables nor recomputes them, so they stay live across the
-//! loop's worst point, and ptxas then schedules the whole kernel up to what
-//! that point needs (docs/register-study.md: `-disable-lsr` gives nvcc's 32
-//! registers on four of the six kernels studied, against clang's 40 to 56).
-//! Elsewhere LSR saves instructions, so it is not turned off wholesale.
+//! ptxas allocates the registers that run, and it neither merges redundant
+//! induction variables nor recomputes values hoisted out of loops: what is
+//! live across a kernel's worst point in the PTX stays live in the SASS, and
+//! ptxas then schedules the whole kernel up to what that point needs
+//! (docs/register-study.md). Two of LLVM's IR passes make such values in
+//! the NVPTX pipeline, and each has a judged lean form:
+//! - loop strength reduction (the rich form) gives each array a loop walks a
+//!   64-bit pointer of its own; the lean form is the function before LSR
+//!   (nvregalloc-lsr-judge);
+//! - LICM and GVN hoist loop-invariant values out of loops, where they stay
+//!   live across the loop; the lean form recomputes them at their uses in
+//!   the loop (nvregalloc-recompute-invariants).
+//! Elsewhere the rich forms save instructions, so neither is undone
+//! wholesale.
 //!
-//! The shim snapshots each function with loops before LSR and hands the core
-//! the IR of both forms after it (`IrFunction`: values with their widths,
-//! blocks, instructions' definitions and uses). The core estimates each
-//! form's peak pressure in 32-bit registers, as ptxas counts them (`peak`),
-//! and `judge` keeps LSR's form unless the estimate puts it across an
-//! occupancy step below the snapshot's: only then is the snapshot put back,
-//! so that no instruction is given up where no warp is gained.
+//! The shim hands the core the IR of both forms (`IrFunction`: values with
+//! their widths, blocks, instructions' definitions and uses). The core
+//! estimates each form's peak pressure in 32-bit registers, as ptxas counts
+//! them (`peak`), and `judge` keeps the rich form unless the estimate puts
+//! it across an occupancy step below the lean one's, so that no instruction
+//! is given up where no warp is gained.
 
 use fixedbitset::FixedBitSet;
 
@@ -63,8 +71,8 @@ pub struct IrFunction {
 }
 
 /// Global liveness is a bit per block and value used outside the block that
-/// defines it; beyond this many bits the judge declines (keeping LSR, as
-/// stock) rather than spend the memory.
+/// defines it; beyond this many bits the judge declines (keeping the rich
+/// form, as stock) rather than spend the memory.
 const MAX_LIVENESS_BITS: usize = 1 << 26;
 
 /// 32-bit registers a value takes: none for predicates and a kernel's
@@ -199,36 +207,37 @@ pub fn peak(function: &IrFunction) -> Option<u32> {
     Some(best)
 }
 
-/// What the judge makes of one function's LSR.
+/// Which form of a function the judge keeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LsrVerdict {
-    /// LSR's form stays: it costs no occupancy step by the estimate.
-    Keep,
-    /// The snapshot taken before LSR goes back: LSR's form, by the
-    /// estimate, runs fewer warps.
-    Undo,
+pub enum Form {
+    /// LLVM's form stays: it costs no occupancy step by the estimate.
+    Rich,
+    /// The lean form takes its place: LLVM's, by the estimate, runs fewer
+    /// warps.
+    Lean,
 }
 
 /// The judgement on one function: each form's estimated peak (in 32-bit
 /// registers, `slack` added for what ptxas needs beyond it) turned into
-/// register-limited warps on `gpu`. LSR is undone only where its form runs
-/// fewer warps and its estimate is `min_growth` percent over the other's:
-/// the estimate counts IR values, not ptxas's registers, and on HeCBench a
-/// smaller rise foretold a step ptxas did not take about as often as one it
-/// took (docs/register-study.md). With both peaks (without LSR, with it);
-/// `None` where a form cannot be measured, and LSR's form stays, as stock.
+/// register-limited warps on `gpu`. The lean form is taken only where the
+/// rich one runs fewer warps and its estimate is `min_growth` percent over
+/// the lean one's: the estimate counts IR values, not ptxas's registers, and
+/// on HeCBench a smaller rise foretold a step ptxas did not take about as
+/// often as one it took (docs/register-study.md). With both peaks (lean,
+/// rich); `None` where a form cannot be measured, and the rich form stays,
+/// as stock.
 pub fn judge(
-    before: &IrFunction,
-    after: &IrFunction,
+    lean: &IrFunction,
+    rich: &IrFunction,
     gpu: &Gpu,
     slack: u32,
     min_growth: u32,
-) -> Option<(LsrVerdict, u32, u32)> {
-    let (without, with) = (peak(before)?, peak(after)?);
+) -> Option<(Form, u32, u32)> {
+    let (lean_peak, rich_peak) = (peak(lean)?, peak(rich)?);
     let warps = |peak: u32| gpu.register_limited_warps((peak + slack).min(gpu.max_registers_per_thread));
-    let grew = u64::from(with) * 100 >= u64::from(without) * (100 + u64::from(min_growth));
-    let verdict = if grew && warps(with) < warps(without) { LsrVerdict::Undo } else { LsrVerdict::Keep };
-    Some((verdict, without, with))
+    let grew = u64::from(rich_peak) * 100 >= u64::from(lean_peak) * (100 + u64::from(min_growth));
+    let form = if grew && warps(rich_peak) < warps(lean_peak) { Form::Lean } else { Form::Rich };
+    Some((form, lean_peak, rich_peak))
 }
 
 #[cfg(test)]
@@ -244,8 +253,8 @@ mod tests {
     }
 
     /// entry: v0 = ..., v1 = ... ; loop: v2 = phi [v1, entry], [v3, loop];
-    /// v3 = v2 + v0 ; exit: use v3. `wide` 64-bit values, `extra` more
-    /// 64-bit values carried around the loop (LSR's pointers).
+    /// v3 = v2 + v0 ; exit: use v3, all 64-bit; `extra` more 64-bit values
+    /// carried around the loop (LSR's pointers).
     fn loop_function(extra: u32) -> IrFunction {
         let mut values = vec![value(64), value(64), value(64), value(64)];
         let mut entry = IrBlock {
@@ -302,15 +311,15 @@ mod tests {
     }
 
     #[test]
-    fn undone_only_across_an_occupancy_step() {
+    fn lean_only_across_an_occupancy_step() {
         let gpu = gpu_or_sm90("sm_90");
         // 4 and 6 registers: both at the SM's full warps.
-        assert_eq!(judge(&loop_function(0), &loop_function(1), gpu, 0, 0).unwrap().0, LsrVerdict::Keep);
+        assert_eq!(judge(&loop_function(0), &loop_function(1), gpu, 0, 0).unwrap().0, Form::Rich);
         // 28 + 4 against 28 + 6: 32 is full occupancy, 34 is not; 6 is 50%
         // over 4, not 51%.
-        assert_eq!(judge(&loop_function(0), &loop_function(1), gpu, 28, 50), Some((LsrVerdict::Undo, 4, 6)));
-        assert_eq!(judge(&loop_function(0), &loop_function(1), gpu, 28, 51).unwrap().0, LsrVerdict::Keep);
-        // LSR's form lower: kept whatever the steps.
-        assert_eq!(judge(&loop_function(1), &loop_function(0), gpu, 28, 0).unwrap().0, LsrVerdict::Keep);
+        assert_eq!(judge(&loop_function(0), &loop_function(1), gpu, 28, 50), Some((Form::Lean, 4, 6)));
+        assert_eq!(judge(&loop_function(0), &loop_function(1), gpu, 28, 51).unwrap().0, Form::Rich);
+        // The rich form lower: kept whatever the steps.
+        assert_eq!(judge(&loop_function(1), &loop_function(0), gpu, 28, 0).unwrap().0, Form::Rich);
     }
 }
