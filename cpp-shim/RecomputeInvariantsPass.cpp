@@ -46,6 +46,7 @@
 #include "llvm/Pass.h"
 
 #include <memory>
+#include <optional>
 
 using namespace llvm;
 
@@ -208,9 +209,11 @@ public:
   RecomputeInvariantsPass() : FunctionPass(ID) {}
   StringRef getPassName() const override { return Description; }
   bool runOnFunction(Function &F) override {
-    bool Judge = Judged.isMadeFor(F) || (JudgeInvariants && !Hoisted.isMadeFor(F) &&
-                                         !Recomputed.isMadeFor(F));
-    if (!(Judge || Recomputed.isMadeFor(F)) ||
+    // One value per key: a function marked recomputed is never judged.
+    bool Recompute = Recomputed.isMadeFor(F);
+    bool Judge = !Recompute && (Judged.isMadeFor(F) ||
+                                (JudgeInvariants && !Hoisted.isMadeFor(F)));
+    if (!(Judge || Recompute) ||
         any_of(F, [](const BasicBlock &BB) { return BB.hasAddressTaken(); }))
       return false;
     std::unique_ptr<Function, void (*)(Function *)> Copy(
@@ -219,40 +222,36 @@ public:
     if (Count == 0)
       return false;
     LLVMContext &Context = F.getContext();
+    std::optional<NvraFormsPlan> Plan;
+    if (Judge)
+      Plan = judgeForms(*Copy, F, estimateSlack(), InvariantMinGrowth);
     auto Described = [&](auto Remark) {
       Remark << "function " << F.getName() << ": "
              << ore::NV("Values", Count) << " values hoisted out of loops";
+      if (Plan)
+        Remark << ": about " << ore::NV("RegistersHoisted", Plan->peak_rich)
+               << " registers hoisted, "
+               << ore::NV("RegistersRecomputed", Plan->peak_lean)
+               << " recomputed (estimated)";
       return Remark;
     };
-    if (Judge) {
-      NvraFormsPlan Plan =
-          judgeForms(*Copy, F, estimateSlack(), InvariantMinGrowth);
-      auto Estimates = [&](auto Remark) {
-        Remark << ": about " << ore::NV("RegistersHoisted", Plan.peak_rich)
-               << " registers hoisted, "
-               << ore::NV("RegistersRecomputed", Plan.peak_lean)
-               << " recomputed (estimated)";
-        return Remark;
-      };
-      if (Plan.verdict != NVRA_FORMS_LEAN) {
-        Context.diagnose(Estimates(Described(OptimizationRemarkAnalysis(
-                             RecomputeInvariantsPassArg, "InvariantsHoisted",
-                             DebugLoc(), &F.getEntryBlock())))
-                         << ": kept hoisted");
-        return false;
-      }
-      moveBody(F, *Copy);
-      Context.diagnose(Estimates(Described(OptimizationRemark(
-                           RecomputeInvariantsPassArg, "InvariantsRecomputed",
-                           DebugLoc(), &F.getEntryBlock())))
-                       << ": recomputed in the loops, for an occupancy step");
-    } else {
-      moveBody(F, *Copy);
-      Context.diagnose(Described(OptimizationRemark(
-                           RecomputeInvariantsPassArg, "InvariantsRecomputed",
+    if (Plan && Plan->verdict != NVRA_FORMS_LEAN) {
+      Context.diagnose(Described(OptimizationRemarkAnalysis(
+                           RecomputeInvariantsPassArg, "InvariantsHoisted",
                            DebugLoc(), &F.getEntryBlock()))
-                       << ": recomputed in the loops (invariants=recomputed)");
+                       << ": kept hoisted");
+      return false;
     }
+    moveBody(F, *Copy);
+    // The entry block is the copy's now.
+    Context.diagnose(Described(OptimizationRemark(RecomputeInvariantsPassArg,
+                                                  "InvariantsRecomputed",
+                                                  DebugLoc(),
+                                                  &F.getEntryBlock()))
+                     << (Plan ? ": recomputed in the loops, for an occupancy "
+                                "step"
+                              : ": recomputed in the loops "
+                                "(invariants=recomputed)"));
     NumRecomputed += Count;
     return true;
   }
